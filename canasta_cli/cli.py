@@ -1,0 +1,141 @@
+"""The ``canasta`` command."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .core import (
+    PRESETS,
+    DeckFileError,
+    Ruleset,
+    RulesError,
+    apply,
+    describe,
+    legal_moves,
+    new_game,
+    parse_deck_text,
+    parse_option,
+    preset,
+)
+
+app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
+                  add_completion=False)
+bench_app = typer.Typer(help="Measure performance.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+RulesOpt = Annotated[str, typer.Option("--rules", "-r",
+                                       help=f"Preset: {', '.join(PRESETS)}.")]
+SetOpt = Annotated[list[str] | None, typer.Option(
+    "--set", help="Change one rule option, e.g. --set wild_le_natural=false (repeatable).")]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def load_rules(name: str, options: list[str] | None) -> Ruleset:
+    try:
+        rules = preset(name)
+        changes = dict(parse_option(o) for o in options or [])
+        return rules.with_options(**changes) if changes else rules
+    except RulesError as exc:
+        raise _fail(str(exc)) from None
+
+
+@app.command()
+def rules(rules: RulesOpt = "classic", set_: SetOpt = None,
+          as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")]
+          = False) -> None:
+    """Print the ruleset in force: the preset and every option, in plain words."""
+    r = load_rules(rules, set_)
+    if as_json:
+        typer.echo(json.dumps(r.to_dict(), indent=2))
+        return
+    typer.echo(f"Ruleset: {r.name}" + (" (modified)" if r != PRESETS.get(r.name) else ""))
+    typer.echo("")
+    for key, text in describe(r):
+        typer.echo(f"  {key:<26} {text}")
+    typer.echo("")
+    typer.echo("Initial-meld minimum by the side's score: below 0: 15; 0-1495: 50; 1500-2995: 90;"
+               " 3000 and more: 120" + (f"; from {r.six_player_150_threshold}: 150"
+                                        if r.players == 6 else "") + ".")
+    typer.echo("Full rules: docs/RULES.md.  Change an option with --set name=value.")
+
+
+@app.command()
+def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
+         seed: Annotated[int, typer.Option(help="Seed for the deal and the players.")] = 1,
+         deck: Annotated[Path | None, typer.Option(help="Stacked deck file (docs/DECKS.md).")]
+         = None,
+         dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None) -> None:
+    """Watch built-in random players play a whole game; prints each hand's scores."""
+    r = load_rules(rules, set_)
+    decks: list[list[int]] = []
+    if deck is not None:
+        try:
+            decks = parse_deck_text(deck.read_text(encoding="utf-8"), r, dealer)
+        except OSError as exc:
+            raise _fail(f"cannot read {deck}: {exc.strerror}") from None
+        except DeckFileError as exc:
+            raise _fail(f"{deck}: {exc}") from None
+    state = new_game(r, seed=seed, decks=decks, dealer=dealer)
+    rng = random.Random(seed)
+    shown = 0
+    label = "Side" if r.partnerships else "Player"
+    typer.echo(f"{r.name}: {r.players} players, seed {seed}")
+    while not state.is_over:
+        moves = legal_moves(state)
+        state = apply(state, moves[rng.randrange(len(moves))])
+        for res in state.results[shown:]:
+            who = ("nobody went out" if res.went_out is None
+                   else f"seat {res.went_out} went out" + (" concealed" if res.concealed else ""))
+            typer.echo(f"hand {res.hand_no:>2}: {who:<28} "
+                       + "  ".join(f"{label} {s.side}: {s.total:+6d}" for s in res.sides)
+                       + "   totals " + " / ".join(str(t) for t in _running(state, res.hand_no)))
+        shown = len(state.results)
+    if state.winner is None:
+        typer.echo(f"Game over ({state.game_end_reason}): a draw at {list(state.scores)}")
+    else:
+        typer.echo(f"Game over ({state.game_end_reason}): {label.lower()} {state.winner} wins"
+                   f" with {state.scores[state.winner]}")
+
+
+def _running(state: object, upto: int) -> list[int]:
+    results = getattr(state, "results")
+    totals = [0] * len(results[0].sides)
+    for res in results[:upto]:
+        totals = [a + b for a, b in zip(totals, res.totals, strict=True)]
+    return totals
+
+
+@bench_app.command("engine")
+def bench_engine_cmd(
+    hands: Annotated[int, typer.Option(help="Hands to play per preset.")] = 2000,
+    seed: int = 0,
+    rules: Annotated[list[str] | None, typer.Option(
+        "--rules", "-r", help="Presets to measure (default: all).")] = None,
+) -> None:
+    """Random legal play: hands/s, decisions/s, mean and max legal moves per decision."""
+    from .bench import bench_engine
+    names = rules or list(PRESETS)
+    typer.echo(f"{'preset':<14}{'players':>8}{'hands':>8}{'hands/s':>10}{'decisions/s':>13}"
+               f"{'mean moves':>12}{'max moves':>11}")
+    for name in names:
+        r = load_rules(name, None)
+        b = bench_engine(r, hands, seed)
+        typer.echo(f"{name:<14}{r.players:>8}{b.hands:>8}{b.hands_per_second:>10.0f}"
+                   f"{b.decisions_per_second:>13.0f}{b.mean_moves:>12.1f}{b.max_moves:>11}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

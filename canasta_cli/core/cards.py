@@ -1,0 +1,176 @@
+"""Cards, kinds and point values.
+
+A physical card is an ``int`` id so that hands, piles and decks are cheap tuples.  Moves never
+name physical cards: they name *kinds* (a natural rank, a deuce, a joker, a black three),
+because suits never change what a card can do.  Suits exist for the deal and for display.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+SUITS = "cdhs"
+SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+RED_SUITS = frozenset("dh")
+
+# Kinds.  0..10 are the natural ranks 4..A, in that order, so a natural kind *is* its rank.
+NATURAL_KINDS = tuple(range(11))
+DEUCE = 11
+JOKER = 12
+BLACK3 = 13
+RED3 = 14
+N_KINDS = 15
+WILD_KINDS = (DEUCE, JOKER)
+
+KIND_TEXT = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "Jo", "3", "3")
+KIND_VALUE = (5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20, 20, 50, 5, 0)
+
+# Physical ranks inside one 54-card deck: index = prank * 4 + suit, jokers at 52 and 53.
+_PRANK_TEXT = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+CARDS_PER_DECK = 54
+MAX_DECKS = 3
+
+
+def _kind_of_index(idx: int) -> int:
+    if idx >= 52:
+        return JOKER
+    prank, suit = divmod(idx, 4)
+    if prank == 0:
+        return DEUCE
+    if prank == 1:
+        return RED3 if SUITS[suit] in RED_SUITS else BLACK3
+    return prank - 2
+
+
+def _text_of_index(idx: int) -> str:
+    if idx >= 52:
+        return "Jo"
+    prank, suit = divmod(idx, 4)
+    return _PRANK_TEXT[prank] + SUITS[suit]
+
+
+KIND_OF: tuple[int, ...] = tuple(
+    _kind_of_index(i % CARDS_PER_DECK) for i in range(CARDS_PER_DECK * MAX_DECKS)
+)
+VALUE_OF: tuple[int, ...] = tuple(KIND_VALUE[k] for k in KIND_OF)
+TEXT_OF: tuple[str, ...] = tuple(
+    _text_of_index(i % CARDS_PER_DECK) for i in range(CARDS_PER_DECK * MAX_DECKS)
+)
+# Sorting key for display: rank high to low, wild cards first, suit last.
+_DISPLAY_ORDER = (JOKER, DEUCE, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, BLACK3, RED3)
+_DISPLAY_RANK = {k: i for i, k in enumerate(_DISPLAY_ORDER)}
+
+
+def is_wild_kind(kind: int) -> bool:
+    return kind == DEUCE or kind == JOKER
+
+
+def is_natural_kind(kind: int) -> bool:
+    return kind <= 10
+
+
+def full_deck(decks: int) -> tuple[int, ...]:
+    """Every card id of a pack of ``decks`` 54-card decks, in canonical order."""
+    return tuple(range(CARDS_PER_DECK * decks))
+
+
+def card_text(card: int) -> str:
+    return TEXT_OF[card]
+
+
+def cards_text(cards: Iterable[int]) -> list[str]:
+    return [TEXT_OF[c] for c in cards]
+
+
+def display_sorted(cards: Iterable[int]) -> list[int]:
+    return sorted(cards, key=lambda c: (_DISPLAY_RANK[KIND_OF[c]], TEXT_OF[c], c))
+
+
+def kind_counts(cards: Iterable[int]) -> list[int]:
+    counts = [0] * N_KINDS
+    for c in cards:
+        counts[KIND_OF[c]] += 1
+    return counts
+
+
+def cards_value(cards: Iterable[int]) -> int:
+    return sum(VALUE_OF[c] for c in cards)
+
+
+class CardParseError(ValueError):
+    """A card or rank token that cannot be read."""
+
+
+_RANK_ALIASES = {
+    "A": 10, "K": 9, "Q": 8, "J": 7, "10": 6, "T": 6,
+    "9": 5, "8": 4, "7": 3, "6": 2, "5": 1, "4": 0,
+    "2": DEUCE, "3": BLACK3, "JO": JOKER, "JK": JOKER, "*": JOKER, "JOKER": JOKER,
+}
+_SUIT_ALIASES = {"c": "c", "d": "d", "h": "h", "s": "s",
+                 "\u2663": "c", "\u2666": "d", "\u2665": "h", "\u2660": "s"}
+RANK_HELP = "a rank (A K Q J 10 9 8 7 6 5 4), 2 (wild), Jo (joker) or 3 (black three)"
+
+
+def parse_kind(token: str) -> int:
+    """Read a move token such as ``K``, ``10``, ``2``, ``Jo`` or ``9h`` (the suit is ignored).
+
+    Red threes are refused: they are never held, so no move can name one.
+    """
+    raw = token.strip()
+    if not raw:
+        raise CardParseError(f"empty card: expected {RANK_HELP}")
+    upper = raw.upper()
+    if upper in _RANK_ALIASES:
+        return _RANK_ALIASES[upper]
+    suit = _SUIT_ALIASES.get(raw[-1].lower() if raw[-1].isascii() else raw[-1])
+    head = raw[:-1].upper()
+    if suit is not None and head in _RANK_ALIASES and _RANK_ALIASES[head] not in (JOKER,):
+        kind = _RANK_ALIASES[head]
+        if kind == BLACK3 and suit in RED_SUITS:
+            raise CardParseError(
+                f"{raw!r} is a red three: red threes are laid down automatically, never played"
+            )
+        return kind
+    raise CardParseError(f"unknown card {raw!r}: expected {RANK_HELP}")
+
+
+def parse_card_sequence(tokens: Sequence[str], decks: int) -> list[int]:
+    """Read physical cards (``Ah``, ``10s``, ``Jo``...) and give each its own copy id.
+
+    The n-th occurrence of the same card text becomes the n-th deck's copy of it, so a
+    listing can never name more copies of a card than the pack holds.
+    """
+    by_text: dict[str, list[int]] = {}
+    for cid in full_deck(decks):
+        by_text.setdefault(TEXT_OF[cid].lower(), []).append(cid)
+    used: dict[str, int] = {}
+    out: list[int] = []
+    for tok in tokens:
+        key = _normalise_card_text(tok)
+        pool = by_text.get(key.lower())
+        if pool is None:
+            raise CardParseError(
+                f"unknown card {tok!r}: expected a rank (A K Q J 10 9 8 7 6 5 4 3 2) followed by "
+                "a suit (c d h s), or Jo for a joker"
+            )
+        n = used.get(key.lower(), 0)
+        if n >= len(pool):
+            raise CardParseError(
+                f"too many copies of {key}: a pack of {decks} decks holds only {len(pool)}"
+            )
+        used[key.lower()] = n + 1
+        out.append(pool[n])
+    return out
+
+
+def _normalise_card_text(tok: str) -> str:
+    raw = tok.strip()
+    if raw.upper() in ("JO", "JK", "JOKER", "*"):
+        return "Jo"
+    if len(raw) < 2:
+        return raw
+    suit = _SUIT_ALIASES.get(raw[-1].lower() if raw[-1].isascii() else raw[-1], raw[-1])
+    head = raw[:-1].upper()
+    if head == "T":
+        head = "10"
+    return head + suit

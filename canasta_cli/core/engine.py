@@ -1,0 +1,450 @@
+"""Starting a game and applying moves.
+
+``apply`` accepts exactly the moves of ``legal_moves`` and returns a new state; anything else
+raises ``IllegalMoveError`` with a reason from ``explain``.  All chance is the deal, drawn
+from the game's seed (or a stacked deck) and recorded as a ``HandStarted`` event.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from . import events as ev
+from .cards import BLACK3, DEUCE, JOKER, KIND_OF, RED3, VALUE_OF, full_deck
+from .legality import legal_moves
+from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
+from .rules import CLASSIC, Ruleset
+from .scoring import HandResult, score_side
+from .state import EMPTY_MELDS, GameState, MeldState, Phase
+
+
+class IllegalMoveError(ValueError):
+    """A move that ``legal_moves`` does not list; the message says why."""
+
+    def __init__(self, move: object, reason: str) -> None:
+        super().__init__(reason)
+        self.move = move
+        self.reason = reason
+
+
+class DeckError(ValueError):
+    """A stacked deck that is not a (partial) ordering of the pack."""
+
+
+def shuffled_deck(rules: Ruleset, seed: int, hand_no: int) -> tuple[int, ...]:
+    """The deck for one hand: a function of (seed, hand number) only."""
+    deck = list(full_deck(rules.decks))
+    random.Random(f"canasta/{seed}/{hand_no}").shuffle(deck)
+    return tuple(deck)
+
+
+def complete_deck(rules: Ruleset, top: Sequence[int], seed: int, hand_no: int) -> tuple[int, ...]:
+    """A stacked deck's listed cards first, then every unlisted card in seeded shuffled order."""
+    pack = set(full_deck(rules.decks))
+    seen: set[int] = set()
+    for c in top:
+        if c not in pack:
+            raise DeckError(f"card id {c} is not in a pack of {rules.deck_size} cards")
+        if c in seen:
+            raise DeckError("a stacked deck lists the same physical card twice")
+        seen.add(c)
+    rest = [c for c in shuffled_deck(rules, seed, hand_no) if c not in seen]
+    deck = tuple(top) + tuple(rest)
+    if len(deck) != rules.deck_size:
+        raise DeckError(f"a deck must hold {rules.deck_size} cards, not {len(deck)}")
+    return deck
+
+
+def new_game(rules: Ruleset = CLASSIC, seed: int = 0,
+             decks: Sequence[Sequence[int]] = (), dealer: int | None = None) -> GameState:
+    """A new game, its first hand dealt.
+
+    ``decks`` stacks the deck of hand 1, 2, ... (top card first, possibly partial); later
+    hands are shuffled from ``seed``.  ``dealer`` defaults to a seat drawn from the seed.
+    """
+    if dealer is None:
+        dealer = random.Random(f"canasta/{seed}/dealer").randrange(rules.players)
+    if not 0 <= dealer < rules.players:
+        raise ValueError(f"dealer must be a seat from 0 to {rules.players - 1}")
+    st = object.__new__(GameState)
+    st.rules = rules
+    st.seed = seed
+    st.stacked = tuple(complete_deck(rules, d, seed, i + 1) for i, d in enumerate(decks))
+    st.hand_no = 0
+    st.dealer = (dealer - 1) % rules.players
+    st.scores = (0,) * rules.sides
+    st.results = ()
+    st.winner = None
+    st.game_end_reason = None
+    st.turn_no = 0
+    st.log = None
+    st._legal = None
+    _deal(st)
+    return st
+
+
+def apply(state: GameState, move: Move) -> GameState:
+    """The state after ``move``; ``state`` itself is never changed."""
+    if move not in legal_moves(state):
+        from .explain import explain
+        raise IllegalMoveError(move, explain(state, move))
+    st = state._copy()
+    if isinstance(move, Draw):
+        _draw(st)
+    elif isinstance(move, TakePile):
+        _take(st, move)
+    elif isinstance(move, Meld):
+        _meld(st, move)
+    elif isinstance(move, Add):
+        _add(st, move)
+    elif isinstance(move, Discard):
+        _discard(st, move)
+    elif isinstance(move, Ask):
+        st.asked = True
+        st.phase = Phase.ANSWER
+        st.actor = st.rules.partner_to_ask(st.turn_seat)
+        _log(st, ev.Asked(st.turn_seat, st.actor))
+    elif isinstance(move, Answer):
+        st.permission = move.yes
+        st.phase = Phase.MELD
+        _log(st, ev.Answered(st.actor, move.yes))
+        st.actor = st.turn_seat
+    elif isinstance(move, EndHand):
+        reason = "stock_exhausted" if st.phase is Phase.DRAW else "last_red_three"
+        _end_hand(st, reason, None, False)
+    return st
+
+
+# Internals -----------------------------------------------------------------------------------
+
+def _log(st: GameState, event: ev.Event) -> None:
+    st.log = (st.log, event)
+
+
+def _set_hand(st: GameState, seat: int, hand: list[int] | tuple[int, ...]) -> None:
+    hands = list(st.hands)
+    hands[seat] = tuple(sorted(hand))
+    st.hands = tuple(hands)
+
+
+def _lay_red3(st: GameState, seat: int, card: int, source: str) -> None:
+    side = st.rules.side_of(seat)
+    red3 = list(st.red3)
+    red3[side] = red3[side] + (card,)
+    st.red3 = tuple(red3)
+    _log(st, ev.RedThreeLaid(seat, card, source))
+
+
+def _deal(st: GameState) -> None:
+    rules = st.rules
+    n = rules.players
+    st.hand_no += 1
+    st.dealer = (st.dealer + 1) % n
+    idx = st.hand_no - 1
+    deck = st.stacked[idx] if idx < len(st.stacked) else shuffled_deck(rules, st.seed, st.hand_no)
+    _log(st, ev.HandStarted(st.hand_no, st.dealer, deck,
+                            tuple(rules.initial_minimum(s) for s in st.scores)))
+    hands: list[list[int]] = [[] for _ in range(n)]
+    dealt = rules.hand_size * n
+    for i in range(dealt):
+        hands[(st.dealer + 1 + i) % n].append(deck[i])
+    st.hands = tuple(tuple(sorted(h)) for h in hands)
+    for seat in range(n):
+        _log(st, ev.Dealt(seat, st.hands[seat]))
+    stock = list(deck[dealt:])
+    cover = (BLACK3, RED3, DEUCE, JOKER) if rules.upcard_cover == "any_three_or_wild" \
+        else (RED3, DEUCE, JOKER)
+    pile: list[int] = []
+    frozen = False
+    while stock:
+        card = stock.pop(0)
+        pile.append(card)
+        _log(st, ev.UpcardTurned(card))
+        kind = KIND_OF[card]
+        if kind in (DEUCE, JOKER) or (kind == RED3 and rules.buried_red3_freezes) \
+                or (kind == BLACK3 and rules.buried_black3_freezes):
+            frozen = True
+        if kind not in cover:
+            break
+    st.stock = tuple(stock)
+    st.pile = tuple(pile)
+    st.pile_frozen = frozen
+    st.melds = tuple(EMPTY_MELDS for _ in range(rules.sides))
+    st.red3 = tuple(() for _ in range(rules.sides))
+    st.seat_melded = (False,) * n
+    st.hand_turns = 0
+    if rules.initial_red3_timing == "after_deal":
+        for i in range(n):
+            _replace_red3s(st, (st.dealer + 1 + i) % n, "deal")
+    _start_turn(st, (st.dealer + 1) % n)
+
+
+def _replace_red3s(st: GameState, seat: int, source: str) -> None:
+    while True:
+        reds = [c for c in st.hands[seat] if KIND_OF[c] == RED3]
+        if not reds:
+            return
+        keep = [c for c in st.hands[seat] if KIND_OF[c] != RED3]
+        for c in reds:
+            _lay_red3(st, seat, c, source)
+        for _ in reds:
+            if not st.stock:
+                break
+            card = st.stock[0]
+            st.stock = st.stock[1:]
+            keep.append(card)
+            _log(st, ev.Drew(seat, card, replacement=True))
+        _set_hand(st, seat, keep)
+
+
+def _start_turn(st: GameState, seat: int) -> None:
+    st.turn_seat = seat
+    st.actor = seat
+    st.phase = Phase.DRAW
+    st.turn_no += 1
+    st.hand_turns += 1
+    side = st.rules.side_of(seat)
+    st.side_open_at_start = st.side_has_melded(side)
+    st.seat_melded_at_start = st.seat_melded[seat]
+    st.opening_total = 0
+    st.took_pile = False
+    st.pile_pending = False
+    st.from_pile = frozenset()
+    st.acted = False
+    st.asked = False
+    st.permission = None
+    st.foreign_add = False
+    st.committed_out = False
+    _replace_red3s(st, seat, "deal")
+
+
+def _draw(st: GameState) -> None:
+    seat = st.turn_seat
+    hand = list(st.hands[seat])
+    needed = st.rules.draw_count
+    replacement = False
+    last_red3 = False
+    while needed and st.stock:
+        card = st.stock[0]
+        st.stock = st.stock[1:]
+        _log(st, ev.Drew(seat, card, replacement=replacement))
+        if KIND_OF[card] == RED3:
+            _lay_red3(st, seat, card, "stock")
+            replacement = True
+            last_red3 = not st.stock
+            continue
+        hand.append(card)
+        needed -= 1
+        replacement = False
+    _set_hand(st, seat, hand)
+    if last_red3:
+        if st.rules.last_card_red3 == "end_now":
+            _end_hand(st, "last_red_three", None, False)
+            return
+        st.phase = Phase.MELD_NO_DISCARD
+        return
+    st.phase = Phase.MELD
+
+
+def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
+    """Remove ``count`` cards of ``kind`` from the hand, preferring cards not from the pile."""
+    if count == 0:
+        return []
+    hand = st.hands[seat]
+    fresh = [c for c in hand if KIND_OF[c] == kind and c not in st.from_pile]
+    taken = [c for c in hand if KIND_OF[c] == kind and c in st.from_pile]
+    chosen = (fresh + taken)[:count]
+    rest = list(hand)
+    for c in chosen:
+        rest.remove(c)
+    st.hands = st.hands[:seat] + (tuple(rest),) + st.hands[seat + 1:]
+    return chosen
+
+
+def _pick_meld_cards(st: GameState, seat: int, rank: int, n: int, d: int, j: int) -> list[int]:
+    return _pick(st, seat, rank, n) + _pick(st, seat, DEUCE, d) + _pick(st, seat, JOKER, j)
+
+
+def _put_meld(st: GameState, side: int, meld: MeldState) -> None:
+    melds = list(st.melds)
+    row = list(melds[side])
+    row[meld.rank] = meld
+    melds[side] = tuple(row)
+    st.melds = tuple(melds)
+
+
+def _count_opening(st: GameState, cards: list[int]) -> None:
+    if not st.side_open_at_start:
+        st.opening_total += sum(VALUE_OF[c] for c in cards)
+
+
+def _mark_melded(st: GameState, seat: int) -> None:
+    st.acted = True
+    if not st.seat_melded[seat]:
+        st.seat_melded = st.seat_melded[:seat] + (True,) + st.seat_melded[seat + 1:]
+
+
+def _take(st: GameState, mv: TakePile) -> None:
+    seat = st.turn_seat
+    side = st.rules.side_of(seat)
+    top = st.pile[-1]
+    rest = st.pile[:-1]
+    picked = _pick_meld_cards(st, seat, mv.rank, mv.naturals, mv.deuces, mv.jokers)
+    cards = [top, *picked]
+    wilds = mv.deuces + mv.jokers
+    existing = st.melds[side][mv.rank]
+    if existing is None:
+        meld = MeldState(mv.rank, tuple(cards), wilds, seat, st.turn_no,
+                         concealed=len(cards) >= 7)
+        _log(st, ev.Melded(seat, mv.rank, tuple(cards), meld.concealed))
+    else:
+        meld = MeldState(mv.rank, existing.cards + tuple(cards), existing.wilds + wilds,
+                         existing.owner, existing.created_turn, existing.concealed)
+        if existing.owner != seat:
+            st.foreign_add = True
+    _put_meld(st, side, meld)
+    _count_opening(st, cards)
+    _mark_melded(st, seat)
+    st.took_pile = True
+    st.pile = rest
+    _log(st, ev.PileTaken(seat, top, tuple(picked)))
+    minimum = st.rules.initial_minimum(st.scores[side])
+    if st.side_open_at_start or st.opening_total >= minimum:
+        _pick_up(st, seat)
+        st.phase = Phase.MELD
+    else:
+        st.pile_pending = True
+        st.phase = Phase.PILE_OPENING
+    _maybe_out(st)
+
+
+def _pick_up(st: GameState, seat: int) -> None:
+    rest = st.pile
+    st.pile = ()
+    st.pile_frozen = False
+    st.pile_pending = False
+    st.from_pile = frozenset(rest)
+    _log(st, ev.PilePickedUp(seat, rest))
+    keep = []
+    for c in rest:
+        if KIND_OF[c] == RED3:
+            _lay_red3(st, seat, c, "pile")
+        else:
+            keep.append(c)
+    _set_hand(st, seat, list(st.hands[seat]) + keep)
+
+
+def _after_meld_action(st: GameState, seat: int) -> None:
+    _mark_melded(st, seat)
+    if st.pile_pending:
+        side = st.rules.side_of(seat)
+        if st.opening_total >= st.rules.initial_minimum(st.scores[side]):
+            _pick_up(st, seat)
+            st.phase = Phase.MELD
+    _maybe_out(st)
+
+
+def _meld(st: GameState, mv: Meld) -> None:
+    seat = st.turn_seat
+    side = st.rules.side_of(seat)
+    picked = _pick_meld_cards(st, seat, mv.rank, mv.naturals, mv.deuces, mv.jokers)
+    concealed = (mv.rank != BLACK3 and len(picked) >= 7
+                 and not any(c in st.from_pile for c in picked))
+    meld = MeldState(mv.rank, tuple(picked), mv.deuces + mv.jokers, seat, st.turn_no, concealed)
+    if mv.rank == BLACK3:
+        st.committed_out = True
+    _put_meld(st, side, meld)
+    _count_opening(st, picked)
+    _log(st, ev.Melded(seat, mv.rank, tuple(picked), concealed))
+    _after_meld_action(st, seat)
+
+
+def _add(st: GameState, mv: Add) -> None:
+    seat = st.turn_seat
+    side = st.rules.side_of(seat)
+    card = _pick(st, seat, mv.kind, 1)[0]
+    old = st.melds[side][mv.rank]
+    assert old is not None
+    wild = 1 if mv.kind in (DEUCE, JOKER) else 0
+    _put_meld(st, side, MeldState(old.rank, old.cards + (card,), old.wilds + wild, old.owner,
+                                  old.created_turn, old.concealed))
+    if old.owner != seat:
+        st.foreign_add = True
+    _count_opening(st, [card])
+    _log(st, ev.Added(seat, mv.rank, card))
+    _after_meld_action(st, seat)
+
+
+def _discard(st: GameState, mv: Discard) -> None:
+    seat = st.turn_seat
+    card = _pick(st, seat, mv.kind, 1)[0]
+    st.pile = st.pile + (card,)
+    if mv.kind in (DEUCE, JOKER) or (mv.kind == BLACK3 and st.rules.black3_discard_freezes):
+        st.pile_frozen = True
+    _log(st, ev.Discarded(seat, card))
+    if not st.hands[seat]:
+        _go_out(st, seat)
+        return
+    _finish_turn(st, seat)
+
+
+def _finish_turn(st: GameState, seat: int) -> None:
+    _start_turn(st, (seat + 1) % st.rules.players)
+
+
+def _maybe_out(st: GameState) -> None:
+    seat = st.turn_seat
+    if not st.hands[seat] and not st.pile_pending:
+        _go_out(st, seat)
+
+
+def _went_out_concealed(st: GameState, seat: int) -> bool:
+    rules = st.rules
+    if st.seat_melded_at_start or st.foreign_add:
+        return False
+    if st.took_pile and rules.concealed_forbids_pile:
+        return False
+    side = rules.side_of(seat)
+    return any(m is not None and m.owner == seat and m.created_turn == st.turn_no
+               and m.is_canasta for m in st.melds[side])
+
+
+def _go_out(st: GameState, seat: int) -> None:
+    concealed = _went_out_concealed(st, seat)
+    _log(st, ev.WentOut(seat, concealed))
+    _end_hand(st, "went_out", seat, concealed)
+
+
+def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool) -> None:
+    rules = st.rules
+    out_side = rules.side_of(out_seat) if out_seat is not None else None
+    sides = []
+    for side in range(rules.sides):
+        bonus = 0
+        if side == out_side:
+            bonus = rules.concealed_going_out_bonus if concealed else rules.going_out_bonus
+        hands = [st.hands[s] for s in rules.seats_of(side)]
+        sides.append(score_side(rules, side, st.melds[side], len(st.red3[side]), hands, bonus))
+    result = HandResult(st.hand_no, reason, out_seat, concealed, tuple(sides))
+    st.scores = tuple(a + b for a, b in zip(st.scores, result.totals))
+    st.results = st.results + (result,)
+    _log(st, ev.HandEnded(st.hand_no, reason, st.hands, result, st.scores))
+    best = max(st.scores)
+    leaders = [i for i, s in enumerate(st.scores) if s == best]
+    over = None
+    if best >= rules.target:
+        if len(leaders) == 1:
+            over = "target"
+        elif rules.tie_policy == "draw":
+            over = "draw"
+    if over is None and st.hand_no >= rules.max_hands:
+        over = "hand_limit"
+    if over is not None:
+        st.winner = leaders[0] if len(leaders) == 1 else None
+        st.game_end_reason = over
+        st.phase = Phase.GAME_OVER
+        st.actor = -1
+        _log(st, ev.GameEnded(st.winner, over, st.scores))
+        return
+    _deal(st)

@@ -1,0 +1,199 @@
+"""Events: the append-only log of everything that happened, and what each seat may see of it.
+
+Each event knows its full content (for game records) and its projection for one seat, so the
+single place that decides visibility is ``Event.view``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import KIND_TEXT, TEXT_OF
+
+
+def _t(cards: tuple[int, ...]) -> list[str]:
+    return [TEXT_OF[c] for c in cards]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    def full(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see; default: the event is public."""
+        return self.full()
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(Event):
+    """A chance event: the shuffled deck is recorded but shown to nobody."""
+
+    hand_no: int
+    dealer: int
+    deck: tuple[int, ...] = field(repr=False)
+    minimums: tuple[int, ...]
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "hand_started", "hand": self.hand_no, "dealer": self.dealer,
+                "minimums": list(self.minimums), "deck": _t(self.deck)}
+
+    def view(self, seat: int) -> dict[str, Any]:
+        return {"type": "hand_started", "hand": self.hand_no, "dealer": self.dealer,
+                "minimums": list(self.minimums)}
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt(Event):
+    seat: int
+    cards: tuple[int, ...]
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "dealt", "seat": self.seat, "cards": _t(self.cards)}
+
+    def view(self, seat: int) -> dict[str, Any]:
+        if seat == self.seat:
+            return self.full()
+        return {"type": "dealt", "seat": self.seat, "count": len(self.cards)}
+
+
+@dataclass(frozen=True, slots=True)
+class UpcardTurned(Event):
+    card: int
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "upcard", "card": TEXT_OF[self.card]}
+
+
+@dataclass(frozen=True, slots=True)
+class Drew(Event):
+    seat: int
+    card: int
+    replacement: bool = False
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "drew", "seat": self.seat, "card": TEXT_OF[self.card],
+                "replacement": self.replacement}
+
+    def view(self, seat: int) -> dict[str, Any]:
+        if seat == self.seat:
+            return self.full()
+        return {"type": "drew", "seat": self.seat, "replacement": self.replacement}
+
+
+@dataclass(frozen=True, slots=True)
+class RedThreeLaid(Event):
+    seat: int
+    card: int
+    source: str  # "deal", "stock" or "pile"
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "red_three", "seat": self.seat, "card": TEXT_OF[self.card],
+                "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class PileTaken(Event):
+    seat: int
+    top: int
+    with_cards: tuple[int, ...]
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "took_pile", "seat": self.seat, "top": TEXT_OF[self.top],
+                "with": _t(self.with_cards)}
+
+
+@dataclass(frozen=True, slots=True)
+class PilePickedUp(Event):
+    """The rest of a pile joins the hand once an opening by the pile has met its minimum."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "picked_up", "seat": self.seat, "cards": _t(self.cards)}
+
+
+@dataclass(frozen=True, slots=True)
+class Melded(Event):
+    seat: int
+    rank: int
+    cards: tuple[int, ...]
+    concealed: bool
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "meld", "seat": self.seat, "rank": KIND_TEXT[self.rank],
+                "cards": _t(self.cards), "concealed_canasta": self.concealed}
+
+
+@dataclass(frozen=True, slots=True)
+class Added(Event):
+    seat: int
+    rank: int
+    card: int
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "add", "seat": self.seat, "rank": KIND_TEXT[self.rank],
+                "card": TEXT_OF[self.card]}
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded(Event):
+    seat: int
+    card: int
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "discard", "seat": self.seat, "card": TEXT_OF[self.card]}
+
+
+@dataclass(frozen=True, slots=True)
+class Asked(Event):
+    seat: int
+    partner: int
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "asked", "seat": self.seat, "partner": self.partner}
+
+
+@dataclass(frozen=True, slots=True)
+class Answered(Event):
+    seat: int
+    yes: bool
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "answered", "seat": self.seat, "yes": self.yes}
+
+
+@dataclass(frozen=True, slots=True)
+class WentOut(Event):
+    seat: int
+    concealed: bool
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "went_out", "seat": self.seat, "concealed": self.concealed}
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded(Event):
+    hand_no: int
+    reason: str
+    hands: tuple[tuple[int, ...], ...]
+    result: Any  # scoring.HandResult
+    totals: tuple[int, ...]
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "hand_ended", "hand": self.hand_no, "reason": self.reason,
+                "hands": [_t(h) for h in self.hands], "scores": self.result.to_json(),
+                "totals": list(self.totals)}
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(Event):
+    winner: int | None
+    reason: str
+    totals: tuple[int, ...]
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "game_ended", "winner": self.winner, "reason": self.reason,
+                "totals": list(self.totals)}

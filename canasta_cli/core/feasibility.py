@@ -1,0 +1,275 @@
+"""Can the turn still end legally?  Counting arguments over card kinds.
+
+``legal_moves`` lists a move only if the position after it still has a legal way to finish the
+turn, so no listed move leads into a dead end.  The questions are small: can the side still
+reach its initial-meld minimum while keeping cards to discard (``can_finish``), and can the
+player still go out this turn (``can_go_out``).  Both work on a ``Situation``: kind counts of
+the hand and a summary of the side's melds, cheap to copy and to change.
+"""
+
+from __future__ import annotations
+
+from .cards import BLACK3, DEUCE, JOKER, KIND_VALUE
+
+RANKS = range(11)
+
+
+class Situation:
+    """The current player's turn, reduced to what legality depends on."""
+
+    __slots__ = ("hc", "ex", "nat", "wild", "canastas", "hand_n", "opening", "started", "total",
+                 "minimum", "pending", "pending_counts", "must_out", "no_out", "no_discard",
+                 "waiver", "req", "maxw", "c4")
+
+    hc: list[int]
+    ex: list[bool]
+    nat: list[int]
+    wild: list[int]
+    canastas: int
+    hand_n: int
+    opening: bool          # the side had no meld when this turn began
+    started: bool          # ... and has melded this turn
+    total: int             # value melded this turn toward the minimum
+    minimum: int
+    pending: bool          # opening by the pile: the rest of the pile waits for the minimum
+    pending_counts: list[int]
+    must_out: bool         # partner said yes, or a black-three set was laid
+    no_out: bool           # partner said no
+    no_discard: bool       # last stock card was a red three (meld_no_discard)
+    waiver: bool           # going out concealed would waive the minimum
+    req: int
+    maxw: int
+    c4: bool
+
+    def copy(self) -> Situation:
+        new = object.__new__(Situation)
+        for name in Situation.__slots__:
+            value = getattr(self, name)
+            setattr(new, name, value[:] if isinstance(value, list) else value)
+        return new
+
+    # Changes used to try a move -----------------------------------------------------------
+    def add_to_meld(self, rank: int, naturals: int, deuces: int, jokers: int,
+                    from_hand: bool = True, extra_value: int = 0, extra_naturals: int = 0) -> None:
+        hc = self.hc
+        if from_hand:
+            hc[rank] -= naturals
+            hc[DEUCE] -= deuces
+            hc[JOKER] -= jokers
+            self.hand_n -= naturals + deuces + jokers
+        if rank == BLACK3:
+            self.must_out = True
+        else:
+            before = self.nat[rank] + self.wild[rank]
+            self.ex[rank] = True
+            self.nat[rank] += naturals + extra_naturals
+            self.wild[rank] += deuces + jokers
+            if before < 7 <= self.nat[rank] + self.wild[rank]:
+                self.canastas += 1
+        if self.opening:
+            self.started = True
+            self.total += (KIND_VALUE[rank] * naturals + 20 * deuces + 50 * jokers + extra_value)
+            if self.pending and self.total >= self.minimum:
+                self.pending = False
+                for k, n in enumerate(self.pending_counts):
+                    hc[k] += n
+                    self.hand_n += n
+
+    def wild_cap(self, rank: int, extra_naturals: int = 0) -> int:
+        """How many more wild cards the meld of ``rank`` may take."""
+        nat = self.nat[rank] + extra_naturals
+        limit = min(self.maxw, nat) if self.c4 else self.maxw
+        return limit - self.wild[rank]
+
+    @property
+    def need(self) -> int:
+        return self.minimum - self.total if (self.opening and self.started) else 0
+
+    @property
+    def keep(self) -> int:
+        """Cards that must stay in hand when the player stops melding without going out."""
+        if self.pending:
+            return max(0, 2 - sum(self.pending_counts))
+        return 1 if self.no_discard else 2
+
+
+def viable(s: Situation) -> bool:
+    """True if the turn can still end legally from ``s``."""
+    if s.hand_n == 0 and not s.pending:
+        return went_out_ok(s)
+    if not s.must_out and can_finish(s):
+        return True
+    return not s.no_out and not s.pending and can_go_out(s)
+
+
+def opening_ok(s: Situation, melded_value: int = 0) -> bool:
+    if not s.opening:
+        return True
+    if s.total + melded_value >= s.minimum:
+        return True
+    return s.waiver and s.canastas >= 1
+
+
+def went_out_ok(s: Situation) -> bool:
+    """The hand is empty: was going out allowed?"""
+    return not s.no_out and s.canastas >= s.req and opening_ok(s)
+
+
+def can_finish(s: Situation) -> bool:
+    """Can the player stop melding, keeping ``s.keep`` cards, with the minimum met?"""
+    need = s.need if not s.pending else s.minimum - s.total
+    keep = s.keep
+    if need <= 0:
+        return s.hand_n >= keep
+    best, used = _greedy_opening(s)
+    if best < need:
+        return False
+    if s.hand_n - used >= keep:
+        return True
+    return _exact_opening(s, need, keep)
+
+
+def _wild_values(s: Situation) -> list[int]:
+    return [50] * s.hc[JOKER] + [20] * s.hc[DEUCE]
+
+
+def _greedy_opening(s: Situation) -> tuple[int, int]:
+    """Most value the hand can still add to melds (black threes aside), and cards it uses."""
+    hc, maxw, c4 = s.hc, s.maxw, s.c4
+    value = used = cap = 0
+    pairs: list[int] = []
+    for r in RANKS:
+        n = hc[r]
+        if s.ex[r]:
+            value += n * KIND_VALUE[r]
+            used += n
+            cap += (min(maxw, s.nat[r] + n) if c4 else maxw) - s.wild[r]
+        elif n >= 3:
+            value += n * KIND_VALUE[r]
+            used += n
+            cap += min(maxw, n) if c4 else maxw
+        elif n == 2:
+            pairs.append(KIND_VALUE[r])
+    wilds = _wild_values(s)
+    if pairs and wilds:
+        pairs.sort(reverse=True)
+        k = min(len(pairs), len(wilds))
+        value += 2 * sum(pairs[:k])
+        used += 2 * k
+        cap += k * (min(maxw, 2) if c4 else maxw)
+    w = min(len(wilds), cap)
+    return value + sum(wilds[:w]), used + w
+
+
+def _exact_opening(s: Situation, need: int, keep: int) -> bool:
+    """Exact search over meld shapes per rank, for when the greedy answer uses too many cards."""
+    hc, maxw, c4 = s.hc, s.maxw, s.c4
+    wilds = _wild_values(s)
+    wtot = len(wilds)
+    prefix = [0]
+    for v in wilds:
+        prefix.append(prefix[-1] + v)
+    states: dict[tuple[int, int], int] = {(0, 0): 0}
+    for r in RANKS:
+        n = hc[r]
+        options: list[tuple[int, int]] = []  # (naturals added, wilds added)
+        if s.ex[r]:
+            for a in range(n + 1):
+                lim = (min(maxw, s.nat[r] + a) if c4 else maxw) - s.wild[r]
+                options.extend((a, w) for w in range(max(0, lim) + 1))
+        else:
+            for a in range(2, n + 1):
+                lim = min(maxw, a) if c4 else maxw
+                options.extend((a, w) for w in range(lim + 1) if a + w >= 3)
+        if not options:
+            continue
+        nxt: dict[tuple[int, int], int] = dict(states) if not s.ex[r] else {}
+        for (w0, c0), v0 in states.items():
+            for a, w in options:
+                w1 = w0 + w
+                if w1 > wtot:
+                    continue
+                key = (w1, c0 + a + w)
+                val = v0 + a * KIND_VALUE[r]
+                if nxt.get(key, -1) < val:
+                    nxt[key] = val
+        states = nxt
+    return any(s.hand_n - c >= keep and v + prefix[w] >= need for (w, c), v in states.items())
+
+
+def can_go_out(s: Situation) -> bool:
+    """Can the player meld everything (but one discard) this turn and go out legally?"""
+    hc = s.hc
+    singles = [r for r in RANKS if hc[r] == 1 and not s.ex[r]]
+    b3 = hc[BLACK3]
+    if len(singles) > 1 or b3 == 2 or (singles and b3 == 1):
+        return False
+    if s.no_discard:
+        if singles or b3 == 1:
+            return False
+        return _all_melded(s, None)
+    if singles:
+        return _all_melded(s, singles[0])
+    if b3 == 1:
+        return _all_melded(s, BLACK3)
+    if _all_melded(s, None):
+        return True
+    return any(hc[k] and _all_melded(s, k) for k in (*RANKS, DEUCE, JOKER, BLACK3))
+
+
+def _all_melded(s: Situation, discard: int | None) -> bool:
+    h = s.hc
+    if discard is not None:
+        h = h[:]
+        h[discard] -= 1
+    b3 = h[BLACK3]
+    if b3 in (1, 2):
+        return False
+    maxw, c4 = s.maxw, s.c4
+    value = 5 * b3 + 20 * h[DEUCE] + 50 * h[JOKER]
+    canastas = 0
+    mandatory = 0
+    cap_total = 0
+    deficits: list[tuple[int, int]] = []  # (cards missing for a canasta, wild room left)
+    any_meld = False
+    for r in RANKS:
+        n = h[r]
+        if s.ex[r]:
+            nat = s.nat[r] + n
+            size = nat + s.wild[r]
+            cap = (min(maxw, nat) if c4 else maxw) - s.wild[r]
+        elif n == 0:
+            continue
+        elif n == 1:
+            return False
+        else:
+            size = n
+            cap = min(maxw, n) if c4 else maxw
+            if n == 2:
+                mandatory += 1
+                size += 1
+                cap -= 1
+        any_meld = True
+        value += n * KIND_VALUE[r]
+        cap_total += cap
+        if size >= 7:
+            canastas += 1
+        elif 7 - size <= cap:
+            deficits.append((7 - size, cap))
+    wilds = h[DEUCE] + h[JOKER]
+    if wilds and not any_meld:
+        return False
+    if mandatory > wilds or wilds - mandatory > cap_total:
+        return False
+    spare = wilds - mandatory
+    deficits.sort()
+    for d, _cap in deficits:
+        if d > spare:
+            break
+        spare -= d
+        canastas += 1
+    if canastas < s.req:
+        return False
+    if not s.opening or s.total + value >= s.minimum:
+        return True
+    return s.waiver and canastas >= 1

@@ -1,0 +1,251 @@
+"""``legal_moves``: the single judge of what may be played.
+
+Moves are generated per phase from kind counts, and each candidate is kept only if the turn
+can still end legally after it (see ``feasibility``).
+"""
+
+from __future__ import annotations
+
+from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
+from .feasibility import RANKS, Situation, can_go_out, viable
+from .moves import ASK, DRAW, END, NO, YES, Add, Discard, Meld, Move, TakePile
+from .state import GameState, Phase
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every legal move for ``state.actor``, in a stable order; empty only when the game is over."""
+    cached = state._legal
+    if cached is not None:
+        return list(cached)
+    phase = state.phase
+    if phase is Phase.DRAW:
+        moves = _draw_moves(state)
+    elif phase is Phase.ANSWER:
+        moves = [YES, NO]
+    elif phase is Phase.GAME_OVER:
+        moves = []
+    else:
+        moves = _meld_moves(state)
+    state._legal = tuple(moves)
+    return moves
+
+
+def hand_counts(hand: tuple[int, ...]) -> list[int]:
+    counts = [0] * N_KINDS
+    for c in hand:
+        counts[KIND_OF[c]] += 1
+    return counts
+
+
+def situation(state: GameState) -> Situation:
+    """The current player's turn as counts (also used for a pile take, see ``_after_take``)."""
+    rules = state.rules
+    seat = state.turn_seat
+    side = rules.side_of(seat)
+    s = object.__new__(Situation)
+    s.hc = hand_counts(state.hands[seat])
+    melds = state.melds[side]
+    s.ex = [melds[r] is not None for r in RANKS]
+    s.nat = [0] * 11
+    s.wild = [0] * 11
+    canastas = 0
+    for r in RANKS:
+        m = melds[r]
+        if m is not None:
+            s.nat[r] = len(m.cards) - m.wilds
+            s.wild[r] = m.wilds
+            if len(m.cards) >= 7:
+                canastas += 1
+    s.canastas = canastas
+    s.hand_n = len(state.hands[seat])
+    s.opening = not state.side_open_at_start
+    s.started = s.opening and any(s.ex)
+    s.total = state.opening_total
+    s.minimum = rules.initial_minimum(state.scores[side])
+    s.pending = state.pile_pending
+    s.pending_counts = hand_counts(tuple(c for c in state.pile if KIND_OF[c] != RED3)) \
+        if state.pile_pending else [0] * N_KINDS
+    s.must_out = state.permission is True or state.committed_out
+    s.no_out = state.permission is False
+    s.no_discard = state.phase is Phase.MELD_NO_DISCARD
+    s.waiver = rules.concealed_waives_minimum and not state.took_pile
+    s.req = rules.canastas_to_go_out
+    s.maxw = rules.max_wilds_per_meld
+    s.c4 = rules.wild_le_natural
+    return s
+
+
+# Draw phase ---------------------------------------------------------------------------------
+
+def _draw_moves(state: GameState) -> list[Move]:
+    takes, forced = pile_takes(state)
+    if state.stock:
+        return [DRAW, *takes]
+    if forced or (takes and state.rules.exhausted_forced_take == "any_legal"):
+        return takes
+    return [*takes, END]
+
+
+def pile_blocker(state: GameState) -> str | None:
+    """Why the pile cannot be taken at all right now, or None."""
+    seat = state.turn_seat
+    pile = state.pile
+    if not pile:
+        return "the discard pile is empty"
+    top_kind = KIND_OF[pile[-1]]
+    if top_kind == BLACK3:
+        return "a black three is on top of the pile: nobody may take it until it is covered"
+    if top_kind in (DEUCE, JOKER):
+        return "a wild card is on top of the pile: it cannot be taken until it is covered"
+    if state.rules.one_card_pile_rule and len(pile) == 1 and len(state.hands[seat]) == 1:
+        return "with one card in hand you may not take a one-card pile"
+    return None
+
+
+def frozen_against(state: GameState, side: int) -> bool:
+    return state.pile_frozen or not state.side_has_melded(side)
+
+
+def pile_takes(state: GameState) -> tuple[list[Move], bool]:
+    """Legal pile takes, and whether one of them is compulsory (stock exhausted, §11.2)."""
+    if pile_blocker(state) is not None:
+        return [], False
+    rules = state.rules
+    seat = state.turn_seat
+    side = rules.side_of(seat)
+    rank = KIND_OF[state.pile[-1]]
+    hc = hand_counts(state.hands[seat])
+    existing = state.melds[side][rank]
+    frozen = frozen_against(state, side)
+    maxw, c4 = rules.max_wilds_per_meld, rules.wild_le_natural
+    shapes: list[tuple[int, int, int]] = []
+    if existing is not None:
+        # Route (c) lays the top card off; a frozen pile needs a natural pair all the same.
+        n = 2 if frozen else 0
+        if hc[rank] >= n:
+            shapes.append((n, 0, 0))
+    else:
+        low = 2 if frozen else 1
+        for n in range(low, hc[rank] + 1):
+            nat = n + 1
+            lim = min(maxw, nat) if c4 else maxw
+            for d in range(min(hc[DEUCE], lim) + 1):
+                for j in range(min(hc[JOKER], lim - d) + 1):
+                    if n == 1 and d + j == 0:
+                        continue
+                    shapes.append((n, d, j))
+    moves: list[Move] = []
+    forced = False
+    base = situation_for_draw(state)
+    for n, d, j in shapes:
+        if existing is not None:
+            nat = len(existing.cards) - existing.wilds + n + 1
+            lim = min(maxw, nat) if c4 else maxw
+            if existing.wilds + d + j > lim:
+                continue
+        s = base.copy()
+        _after_take(s, state, rank, n, d, j)
+        if viable(s):
+            moves.append(TakePile(rank, n, d, j))
+            if existing is not None and not frozen and n == 0:
+                forced = not state.stock and rules.exhausted_forced_take == "matches_meld"
+    return moves, forced
+
+
+def situation_for_draw(state: GameState) -> Situation:
+    """The situation as it will stand after this player's draw step (for pile takes)."""
+    s = situation(state)
+    s.started = False
+    s.total = 0
+    s.pending = False
+    s.waiver = False  # taking the pile rules out the concealed waiver in every profile
+    s.no_discard = False
+    return s
+
+
+def _after_take(s: Situation, state: GameState, rank: int, n: int, d: int, j: int) -> None:
+    rest = state.pile[:-1]
+    top_value = VALUE_OF[state.pile[-1]]
+    if s.opening:
+        s.pending = True
+        s.pending_counts = hand_counts(tuple(c for c in rest if KIND_OF[c] != RED3))
+        s.add_to_meld(rank, n, d, j, extra_value=top_value, extra_naturals=1)
+    else:
+        s.add_to_meld(rank, n, d, j, extra_naturals=1)
+        for c in rest:
+            k = KIND_OF[c]
+            if k != RED3:
+                s.hc[k] += 1
+                s.hand_n += 1
+
+
+# Meld phase ---------------------------------------------------------------------------------
+
+def _meld_moves(state: GameState) -> list[Move]:
+    rules = state.rules
+    s = situation(state)
+    hc = s.hc
+    maxw, c4 = s.maxw, s.c4
+    moves: list[Move] = []
+    if (state.phase is Phase.MELD and rules.permission_question and not state.asked
+            and not state.acted and can_go_out(s)):
+        moves.append(ASK)
+    for r in RANKS:
+        if s.ex[r]:
+            if hc[r]:
+                _try(moves, s, Add(r, r), r, 1, 0, 0)
+            room = s.wild_cap(r)
+            if room > 0:
+                if hc[DEUCE]:
+                    _try(moves, s, Add(r, DEUCE), r, 0, 1, 0)
+                if hc[JOKER]:
+                    _try(moves, s, Add(r, JOKER), r, 0, 0, 1)
+        elif hc[r] >= 2:
+            for n in range(2, hc[r] + 1):
+                lim = min(maxw, n) if c4 else maxw
+                for d in range(min(hc[DEUCE], lim) + 1):
+                    for j in range(min(hc[JOKER], lim - d) + 1):
+                        if n + d + j >= 3:
+                            _try(moves, s, Meld(r, n, d, j), r, n, d, j)
+    if hc[BLACK3] >= 3 and not s.pending and not s.no_out:
+        for n in range(3, hc[BLACK3] + 1):
+            t = s.copy()
+            t.hc[BLACK3] -= n
+            t.hand_n -= n
+            t.must_out = True
+            t.total += 5 * n if t.opening else 0
+            if viable(t):
+                moves.append(Meld(BLACK3, n))
+    if s.pending:
+        return moves
+    if state.phase is Phase.MELD_NO_DISCARD:
+        if s.hand_n >= 1 and not s.must_out and s.need <= 0:
+            moves.append(END)
+        return moves
+    for k in (*RANKS, DEUCE, JOKER, BLACK3):
+        if hc[k] and _discard_ok(s):
+            moves.append(Discard(k))
+    return moves
+
+
+def _discard_ok(s: Situation) -> bool:
+    if s.hand_n == 1:
+        return not s.no_out and s.canastas >= s.req and _opening_met_or_waived(s)
+    return not s.must_out and s.need <= 0
+
+
+def _opening_met_or_waived(s: Situation) -> bool:
+    if not s.opening or s.total >= s.minimum:
+        return True
+    return s.waiver and s.canastas >= 1
+
+
+def _try(moves: list[Move], s: Situation, move: Move, r: int, n: int, d: int, j: int) -> None:
+    t = s.copy()
+    t.add_to_meld(r, n, d, j)
+    if viable(t):
+        moves.append(move)
+
+
+def move_value(move: Meld | TakePile) -> int:
+    return KIND_VALUE[move.rank] * move.naturals + 20 * move.deuces + 50 * move.jokers

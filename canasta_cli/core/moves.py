@@ -1,0 +1,87 @@
+"""Moves: atomic, canonical actions named by card kind, never by physical card.
+
+Each move is a small frozen value with a pasteable repr.  Which physical card a kind refers
+to is chosen by the engine (see ``engine._take_kind``), because suits never matter to play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import BLACK3
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Draw from the stock (the ruleset says how many cards)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakePile:
+    """Take the discard pile, melding its top card (rank ``rank``) with these hand cards.
+
+    With no hand cards the top card is laid off on the side's existing meld of that rank.
+    """
+
+    rank: int
+    naturals: int = 0
+    deuces: int = 0
+    jokers: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """Lay down a new meld of ``rank`` from the hand (``rank`` may be BLACK3 when going out)."""
+
+    rank: int
+    naturals: int
+    deuces: int = 0
+    jokers: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Add:
+    """Add one card of ``kind`` from the hand to the side's meld of ``rank``."""
+
+    rank: int
+    kind: int
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    kind: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Ask the partner "may I go out?"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The partner's binding answer to the permission question."""
+
+    yes: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EndHand:
+    """End the hand: decline an optional pile with no stock left, or finish melding after a
+    last-card red three when the ruleset forbids the discard."""
+
+
+Move = Draw | TakePile | Meld | Add | Discard | Ask | Answer | EndHand
+
+DRAW = Draw()
+ASK = Ask()
+YES = Answer(True)
+NO = Answer(False)
+END = EndHand()
+
+
+def meld_size(move: Meld | TakePile) -> int:
+    return move.naturals + move.deuces + move.jokers
+
+
+def is_black3_meld(move: Meld) -> bool:
+    return move.rank == BLACK3

@@ -1,0 +1,53 @@
+"""What one seat may see: the only view of a state that leaves the core for a player."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import KIND_OF, TEXT_OF, display_sorted
+from .legality import frozen_against
+from .state import GameState, Phase
+
+
+def observation(state: GameState, seat: int, history: bool = True) -> dict[str, Any]:
+    """A JSON-ready view for ``seat``: own hand, counts of the others, the table, the public
+    history.  Nothing in it depends on cards the seat cannot see."""
+    rules = state.rules
+    side = rules.side_of(seat)
+    top = state.top
+    obs: dict[str, Any] = {
+        "seat": seat,
+        "side": side,
+        "players": rules.players,
+        "rules": rules.name,
+        "hand_no": state.hand_no,
+        "dealer": state.dealer,
+        "phase": state.phase.value,
+        "to_act": state.actor,
+        "turn_seat": state.turn_seat,
+        "hand": [TEXT_OF[c] for c in display_sorted(state.hands[seat])],
+        "hand_counts": [len(h) for h in state.hands],
+        "melds": [[m.to_json() for m in row if m is not None] for row in state.melds],
+        "red_threes": [[TEXT_OF[c] for c in r] for r in state.red3],
+        "pile_top": TEXT_OF[top] if top is not None else None,
+        "pile_size": len(state.pile),
+        "pile_frozen": state.pile_frozen,
+        "pile_frozen_for_me": frozen_against(state, side),
+        "pile_stopped": top is not None and KIND_OF[top] in (11, 12, 13),
+        "stock_size": len(state.stock),
+        "scores": list(state.scores),
+        "minimums": [rules.initial_minimum(s) for s in state.scores],
+        "side_melded": [state.side_has_melded(s) for s in range(rules.sides)],
+        "turn": {
+            "took_pile": state.took_pile,
+            "opening_total": state.opening_total,
+            "asked": state.asked,
+            "permission": state.permission,
+        },
+    }
+    if state.phase is Phase.GAME_OVER:
+        obs["winner"] = state.winner
+        obs["end_reason"] = state.game_end_reason
+    if history:
+        obs["history"] = [e.view(seat) for e in state.events()]
+    return obs
