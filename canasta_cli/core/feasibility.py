@@ -43,9 +43,25 @@ class Situation:
 
     def copy(self) -> Situation:
         new = object.__new__(Situation)
-        for name in Situation.__slots__:
-            value = getattr(self, name)
-            setattr(new, name, value[:] if isinstance(value, list) else value)
+        new.hc = self.hc[:]
+        new.ex = self.ex[:]
+        new.nat = self.nat[:]
+        new.wild = self.wild[:]
+        new.canastas = self.canastas
+        new.hand_n = self.hand_n
+        new.opening = self.opening
+        new.started = self.started
+        new.total = self.total
+        new.minimum = self.minimum
+        new.pending = self.pending
+        new.pending_counts = self.pending_counts[:]
+        new.must_out = self.must_out
+        new.no_out = self.no_out
+        new.no_discard = self.no_discard
+        new.waiver = self.waiver
+        new.req = self.req
+        new.maxw = self.maxw
+        new.c4 = self.c4
         return new
 
     # Changes used to try a move -----------------------------------------------------------

@@ -7,7 +7,7 @@ can still end legally after it (see ``feasibility``).
 from __future__ import annotations
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
-from .feasibility import RANKS, Situation, can_go_out, viable
+from .feasibility import RANKS, Situation, _greedy_opening, can_go_out, viable
 from .moves import ASK, DRAW, END, NO, YES, Add, Discard, Meld, Move, TakePile
 from .state import GameState, Phase
 
@@ -136,6 +136,8 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
                     shapes.append((n, d, j))
     moves: list[Move] = []
     forced = False
+    if not shapes:
+        return moves, forced
     base = situation_for_draw(state)
     for n, d, j in shapes:
         if existing is not None:
@@ -186,34 +188,49 @@ def _meld_moves(state: GameState) -> list[Move]:
     s = situation(state)
     hc = s.hc
     maxw, c4 = s.maxw, s.c4
+    # Without an opening to finish or a promise to go out, any move that leaves two cards
+    # (one with no discard allowed) is safe; only the others need the feasibility search.
+    spare = s.hand_n - s.keep if not (s.opening or s.must_out or s.pending) else -1
     moves: list[Move] = []
-    if (state.phase is Phase.MELD and rules.permission_question and not state.asked
-            and not state.acted and can_go_out(s)):
+    out_now = not s.no_out and not s.pending and can_go_out(s)
+    if (out_now and state.phase is Phase.MELD and rules.permission_question and not state.asked
+            and not state.acted):
         moves.append(ASK)
-    for r in RANKS:
+    deuces, jokers = hc[DEUCE], hc[JOKER]
+    # A move never adds to what the hand can still meld, so if neither finishing route is open
+    # now (opening out of reach, going out impossible), no meld or add can be listed.
+    hopeless = s.opening and not out_now and (
+        s.must_out or s.total + _greedy_opening(s)[0] < s.minimum)
+    for r in () if hopeless else RANKS:
         if s.ex[r]:
             if hc[r]:
-                _try(moves, s, Add(r, r), r, 1, 0, 0)
-            room = s.wild_cap(r)
-            if room > 0:
-                if hc[DEUCE]:
-                    _try(moves, s, Add(r, DEUCE), r, 0, 1, 0)
-                if hc[JOKER]:
-                    _try(moves, s, Add(r, JOKER), r, 0, 0, 1)
+                _try(moves, s, Add(r, r), r, 1, 0, 0, spare)
+            if (deuces or jokers) and s.wild_cap(r) > 0:
+                if deuces:
+                    _try(moves, s, Add(r, DEUCE), r, 0, 1, 0, spare)
+                if jokers:
+                    _try(moves, s, Add(r, JOKER), r, 0, 0, 1, spare)
         elif hc[r] >= 2:
             for n in range(2, hc[r] + 1):
                 lim = min(maxw, n) if c4 else maxw
-                for d in range(min(hc[DEUCE], lim) + 1):
-                    for j in range(min(hc[JOKER], lim - d) + 1):
-                        if n + d + j >= 3:
-                            _try(moves, s, Meld(r, n, d, j), r, n, d, j)
+                for d in range(min(deuces, lim) + 1):
+                    for j in range(min(jokers, lim - d) + 1):
+                        k = n + d + j
+                        if k < 3:
+                            continue
+                        if k <= spare:
+                            moves.append(Meld(r, n, d, j))
+                        else:
+                            _try(moves, s, Meld(r, n, d, j), r, n, d, j, -1)
     if hc[BLACK3] >= 3 and not s.pending and not s.no_out:
         for n in range(3, hc[BLACK3] + 1):
             t = s.copy()
             t.hc[BLACK3] -= n
             t.hand_n -= n
             t.must_out = True
-            t.total += 5 * n if t.opening else 0
+            if t.opening:
+                t.started = True
+                t.total += 5 * n
             if viable(t):
                 moves.append(Meld(BLACK3, n))
     if s.pending:
@@ -222,10 +239,12 @@ def _meld_moves(state: GameState) -> list[Move]:
         if s.hand_n >= 1 and not s.must_out and s.need <= 0:
             moves.append(END)
         return moves
-    for k in (*RANKS, DEUCE, JOKER, BLACK3):
-        if hc[k] and _discard_ok(s):
-            moves.append(Discard(k))
+    if _discard_ok(s):
+        moves.extend(Discard(k) for k in _DISCARD_KINDS if hc[k])
     return moves
+
+
+_DISCARD_KINDS = (*RANKS, DEUCE, JOKER, BLACK3)
 
 
 def _discard_ok(s: Situation) -> bool:
@@ -240,7 +259,11 @@ def _opening_met_or_waived(s: Situation) -> bool:
     return s.waiver and s.canastas >= 1
 
 
-def _try(moves: list[Move], s: Situation, move: Move, r: int, n: int, d: int, j: int) -> None:
+def _try(moves: list[Move], s: Situation, move: Move, r: int, n: int, d: int, j: int,
+         spare: int) -> None:
+    if n + d + j <= spare:
+        moves.append(move)
+        return
     t = s.copy()
     t.add_to_meld(r, n, d, j)
     if viable(t):

@@ -124,8 +124,39 @@ class GameState:
 
     def _copy(self) -> GameState:
         new = object.__new__(GameState)
-        for name in GameState.__slots__:
-            object.__setattr__(new, name, getattr(self, name))
+        new.rules = self.rules
+        new.seed = self.seed
+        new.stacked = self.stacked
+        new.hand_no = self.hand_no
+        new.dealer = self.dealer
+        new.phase = self.phase
+        new.actor = self.actor
+        new.turn_seat = self.turn_seat
+        new.hands = self.hands
+        new.stock = self.stock
+        new.pile = self.pile
+        new.pile_frozen = self.pile_frozen
+        new.melds = self.melds
+        new.red3 = self.red3
+        new.scores = self.scores
+        new.turn_no = self.turn_no
+        new.hand_turns = self.hand_turns
+        new.side_open_at_start = self.side_open_at_start
+        new.seat_melded = self.seat_melded
+        new.seat_melded_at_start = self.seat_melded_at_start
+        new.opening_total = self.opening_total
+        new.took_pile = self.took_pile
+        new.pile_pending = self.pile_pending
+        new.from_pile = self.from_pile
+        new.acted = self.acted
+        new.asked = self.asked
+        new.permission = self.permission
+        new.foreign_add = self.foreign_add
+        new.committed_out = self.committed_out
+        new.results = self.results
+        new.winner = self.winner
+        new.game_end_reason = self.game_end_reason
+        new.log = self.log
         new._legal = None
         return new
 
