@@ -7,7 +7,7 @@ This module only explains: legality itself is decided by ``legal_moves``.  ``app
 from __future__ import annotations
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_TEXT, RED3, is_natural_kind
-from .legality import frozen_against, hand_counts, legal_moves, pile_blocker, situation
+from .legality import frozen_against, hand_counts, pile_blocker, situation
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .state import GameState, Phase
 
@@ -159,6 +159,9 @@ def _take_reason(state: GameState, mv: TakePile, hc: list[int], minimum: int) ->
 
 def _meld_reason(state: GameState, mv: Meld, hc: list[int], side: int) -> str | None:
     rules = state.rules
+    if is_natural_kind(mv.rank) and state.melds[side][mv.rank] is not None:
+        return (f"your side already has a {_name(mv.rank)} meld: add to it with"
+                f" 'add {KIND_TEXT[mv.rank]}'")
     lack = _lacks(hc, mv.rank, mv.naturals, mv.deuces, mv.jokers)
     if lack:
         return lack
@@ -172,9 +175,6 @@ def _meld_reason(state: GameState, mv: Meld, hc: list[int], side: int) -> str | 
         return "black threes may be melded only when you go out this turn with them"
     if not is_natural_kind(mv.rank):
         return "a meld is built on a natural rank (4 to A)"
-    if state.melds[side][mv.rank] is not None:
-        return (f"your side already has a {_name(mv.rank)} meld: add to it with"
-                f" 'add {KIND_TEXT[mv.rank]}'")
     problem = _composition(mv.naturals, mv.deuces + mv.jokers, rules.max_wilds_per_meld,
                            rules.wild_le_natural)
     if problem:
@@ -202,11 +202,11 @@ def _add_reason(state: GameState, mv: Add, hc: list[int], side: int) -> str | No
 def _after_reason(state: GameState) -> str | None:
     s = situation(state)
     minimum = s.minimum
-    if state.phase is Phase.PILE_OPENING or (s.opening and s.started):
+    if state.phase is Phase.PILE_OPENING or (s.opening and s.started and s.need > 0):
         return (f"after it your side could no longer reach its minimum of {minimum} this turn"
                 " and still keep a card to discard")
-    if s.opening and legal_moves(state):
-        return (f"your side has not melded: its first melds this turn must reach {minimum} and"
+    if s.opening and not s.started:
+        return (f"your side has not melded: its first melds this turn must reach the minimum of {minimum} and"
                 " leave you a card to discard")
     if state.permission is True:
         return "your partner said yes: every move must keep going out possible"

@@ -1,0 +1,70 @@
+"""Scenario helpers: stacked decks by seat, and moves in notation."""
+
+from __future__ import annotations
+
+from canasta_cli.core import (
+    CLASSIC,
+    GameState,
+    Ruleset,
+    apply,
+    deck_from_seats,
+    format_move,
+    legal_moves,
+    new_game,
+    parse_card_sequence,
+    parse_move,
+)
+from canasta_cli.core.cards import KIND_OF, RED3, full_deck
+
+
+def setup(rules: Ruleset = CLASSIC, dealer: int | None = None, stock: str = "",
+          seed: int = 0, **seats: str) -> GameState:
+    """A game whose first hand deals ``seatN="K K ..."`` (padded with harmless filler) and whose
+    stock starts with ``stock`` (upcard first).  The dealer defaults to the last seat, so seat 0
+    plays first."""
+    if dealer is None:
+        dealer = rules.players - 1
+    named = {int(k[4:]): v.split() for k, v in seats.items()}
+    stock_tokens = stock.split()
+    listed = parse_card_sequence(
+        [t for s in sorted(named) for t in named[s]] + stock_tokens, rules.decks)
+    pos = 0
+    hands: list[list[int]] = []
+    for s in range(rules.players):
+        k = len(named.get(s, []))
+        hands.append(listed[pos:pos + k] if s in named else [])
+        pos += k
+    stock_cards = listed[pos:]
+    used = set(listed)
+    # Filler: natural cards only (no threes, no wild cards), spread over ranks.
+    filler = [c for c in full_deck(rules.decks)
+              if c not in used and KIND_OF[c] <= 10]
+    filler.sort(key=lambda c: (c // 54, (c % 54) % 4, c))
+    for s in range(rules.players):
+        while len(hands[s]) < rules.hand_size:
+            hands[s].append(filler.pop(0))
+    taken = {c for h in hands for c in h} | set(stock_cards)
+    rest = [c for c in full_deck(rules.decks) if c not in taken]
+    rest.sort(key=lambda c: (KIND_OF[c] == RED3, c))  # red threes last: no surprise replacements
+    order = deck_from_seats(rules, dealer, hands, stock_cards + rest)
+    return new_game(rules, seed=seed, decks=[order], dealer=dealer)
+
+
+def mv(state: GameState, text: str):  # type: ignore[no-untyped-def]
+    top = KIND_OF[state.pile[-1]] if state.pile else None
+    return parse_move(text, top_rank=top)
+
+
+def play(state: GameState, *texts: str) -> GameState:
+    for text in texts:
+        state = apply(state, mv(state, text))
+    return state
+
+
+def legal_texts(state: GameState) -> list[str]:
+    return [format_move(m) for m in legal_moves(state)]
+
+
+def hand_text(state: GameState, seat: int) -> list[str]:
+    from canasta_cli.core.cards import TEXT_OF
+    return sorted(TEXT_OF[c] for c in state.hands[seat])
