@@ -79,7 +79,7 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
     decks: list[list[int]] = []
     if deck is not None:
         try:
-            decks = parse_deck_text(deck.read_text(encoding="utf-8"), r, dealer)
+            decks = parse_deck_text(deck.read_text(encoding="utf-8"), r, dealer, seed)
         except OSError as exc:
             raise _fail(f"cannot read {deck}: {exc.strerror}") from None
         except DeckFileError as exc:

@@ -5,8 +5,9 @@ Two forms, one deck per hand, hands separated by a line ``---``; ``#`` starts a 
 1. Top to bottom: card tokens (``Ah 10s 2c Jo 3d``...) in dealing order.  The first card goes
    to the player on the dealer's left, the next one to the player after, and so on round
    the table; after the hands come the upcard(s), then the stock from its top.
-2. By seat: lines ``seat0: ...``, ``seat1: ...`` (each player's whole hand), then
+2. By seat: lines ``seat0: ...``, ``seat1: ...`` (cards of that player's hand), then
    ``stock: ...`` (the upcard first, then the stock from its top).  Needs the dealer.
+   A hand listed short, or not at all, is filled up from the unlisted cards.
 
 Either form may stop early: unlisted cards follow in the seed's shuffled order.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .cards import parse_card_sequence
+from .engine import shuffled_deck
 from .rules import Ruleset
 
 
@@ -41,7 +43,8 @@ def deck_from_seats(rules: Ruleset, dealer: int, hands: Sequence[Sequence[int]],
     return order
 
 
-def parse_deck_text(text: str, rules: Ruleset, dealer: int | None = None) -> list[list[int]]:
+def parse_deck_text(text: str, rules: Ruleset, dealer: int | None = None,
+                    seed: int = 0) -> list[list[int]]:
     decks: list[list[int]] = []
     for block_no, block in enumerate(_blocks(text), start=1):
         seats: dict[int, list[str]] = {}
@@ -78,8 +81,16 @@ def parse_deck_text(text: str, rules: Ruleset, dealer: int | None = None) -> lis
                 hands, pos = [], 0
                 for s in range(rules.players):
                     k = len(seats.get(s, []))
+                    if k > rules.hand_size:
+                        raise DeckFileError(f"seat{s} lists {k} cards; this game deals"
+                                            f" {rules.hand_size}")
                     hands.append(cards[pos:pos + k])
                     pos += k
+                listed = set(cards)
+                spare = [c for c in shuffled_deck(rules, seed, block_no) if c not in listed]
+                for hand in hands:
+                    while len(hand) < rules.hand_size:
+                        hand.append(spare.pop(0))
                 decks.append(deck_from_seats(rules, dealer, hands, cards[pos:]))
             else:
                 decks.append(parse_card_sequence(plain, rules.decks))

@@ -1,0 +1,95 @@
+"""The ``canasta`` command line."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from canasta_cli.cli import app
+
+runner = CliRunner()
+
+
+def test_help_lists_the_commands() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for cmd in ("rules", "demo", "bench"):
+        assert cmd in result.output
+
+
+def test_rules_prints_every_option_in_plain_words() -> None:
+    result = runner.invoke(app, ["rules"])
+    assert result.exit_code == 0
+    assert "Ruleset: classic" in result.output
+    assert "wild_le_natural" in result.output and "more wild cards than natural" in result.output
+    assert "red three" in result.output
+
+
+def test_rules_with_a_preset_and_a_changed_option() -> None:
+    result = runner.invoke(app, ["rules", "--rules", "pagat", "--set", "target=3000"])
+    assert result.exit_code == 0
+    assert "Ruleset: pagat (modified)" in result.output and "reaches 3000" in result.output
+
+
+def test_rules_json() -> None:
+    import json
+    result = runner.invoke(app, ["rules", "--json", "-r", "six-player"])
+    assert json.loads(result.output)["players"] == 6
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["rules", "--rules", "bridge"], "unknown preset 'bridge'"),
+    (["rules", "--set", "target=many"], "target takes a whole number"),
+    (["rules", "--set", "hand_size=40"], "leaves no stock"),
+])
+def test_bad_options_get_a_clear_error(args: list[str], message: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_demo_plays_a_whole_game() -> None:
+    result = runner.invoke(app, ["demo", "--seed", "3", "--set", "target=2000"])
+    assert result.exit_code == 0, result.output
+    assert "hand  1:" in result.output and "Game over" in result.output
+
+
+def test_demo_is_reproducible() -> None:
+    a = runner.invoke(app, ["demo", "--seed", "8", "-r", "two-player"]).output
+    b = runner.invoke(app, ["demo", "--seed", "8", "-r", "two-player"]).output
+    assert a == b
+
+
+def test_demo_with_a_stacked_deck(tmp_path: Path) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text("seat0: Kh Kd Kc Ks Kh Kd Kc Ah Ad Ac 9h\nstock: Qh Ks\n", encoding="utf-8")
+    result = runner.invoke(app, ["demo", "--deck", str(deck), "--dealer", "3", "--seed", "1",
+                                 "--set", "target=500"])
+    assert result.exit_code == 0, result.output
+
+
+def test_demo_with_a_bad_deck_file(tmp_path: Path) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text("Ah Xx\n", encoding="utf-8")
+    result = runner.invoke(app, ["demo", "--deck", str(deck)])
+    assert result.exit_code == 2 and "unknown card 'Xx'" in result.output
+    result = runner.invoke(app, ["demo", "--deck", str(tmp_path / "missing.txt")])
+    assert result.exit_code == 2 and "cannot read" in result.output
+
+
+def test_bench_engine_prints_the_figures() -> None:
+    result = runner.invoke(app, ["bench", "engine", "--hands", "5", "-r", "classic"])
+    assert result.exit_code == 0
+    assert "hands/s" in result.output and "max moves" in result.output
+    assert result.output.splitlines()[1].startswith("classic")
+
+
+def test_console_script_is_installed() -> None:
+    exe = shutil.which("canasta") or str(Path(sys.executable).parent / "canasta")
+    out = subprocess.run([exe, "rules"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "Ruleset: classic" in out.stdout
