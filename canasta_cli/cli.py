@@ -12,8 +12,9 @@ import typer
 from .core import (
     PRESETS,
     DeckFileError,
-    Ruleset,
+    GameState,
     RulesError,
+    Ruleset,
     apply,
     describe,
     legal_moves,
@@ -106,8 +107,8 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
                    f" with {state.scores[state.winner]}")
 
 
-def _running(state: object, upto: int) -> list[int]:
-    results = getattr(state, "results")
+def _running(state: GameState, upto: int) -> list[int]:
+    results = state.results
     totals = [0] * len(results[0].sides)
     for res in results[:upto]:
         totals = [a + b for a, b in zip(totals, res.totals, strict=True)]

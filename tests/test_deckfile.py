@@ -9,7 +9,7 @@ from canasta_cli.core.cards import TEXT_OF
 
 
 def test_plain_top_to_bottom_listing_deals_in_order() -> None:
-    tokens = "Ah Kh Qh Jh".split()
+    tokens = ["Ah", "Kh", "Qh", "Jh"]
     decks = parse_deck_text(" ".join(tokens) + "  # a comment\n", CLASSIC)
     st = new_game(CLASSIC, decks=decks, dealer=3)
     # The first card goes to seat 0 (dealer's left), the second to seat 1, ...
@@ -25,7 +25,7 @@ def test_by_seat_listing_gives_each_seat_its_hand_and_the_upcard() -> None:
     """
     st = new_game(CLASSIC, decks=parse_deck_text(text, CLASSIC, dealer=1), dealer=1)
     assert sorted(TEXT_OF[c] for c in st.hands[0]) == sorted(
-        "Ah Ad Ac Kh Kd Kc Qh Qd Qc Jh Jd".split())
+        ["Ah", "Ad", "Ac", "Kh", "Kd", "Kc", "Qh", "Qd", "Qc", "Jh", "Jd"])
     assert TEXT_OF[st.pile[-1]] == "9s"
 
 

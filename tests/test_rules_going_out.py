@@ -7,7 +7,15 @@ import random
 import pytest
 from helpers import legal_texts, mv, play, setup
 
-from canasta_cli.core import CLASSIC, PRESETS, EndHand, IllegalMoveError, apply, legal_moves, new_game
+from canasta_cli.core import (
+    CLASSIC,
+    PRESETS,
+    EndHand,
+    IllegalMoveError,
+    apply,
+    legal_moves,
+    new_game,
+)
 from canasta_cli.core.cards import KIND_OF, RED3
 from canasta_cli.core.moves import Discard, Draw, TakePile
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_cli.core import CLASSIC, PRESETS, Ruleset, RulesError, describe, parse_option, preset
+from canasta_cli.core import CLASSIC, PRESETS, RulesError, Ruleset, describe, parse_option, preset
 from canasta_cli.core.rules import option_names
 
 

@@ -16,7 +16,7 @@ from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .notation import NOTATION_HELP, NotationError, format_move, parse_move
 from .observation import observation
-from .rules import CLASSIC, PRESETS, Ruleset, RulesError, describe, parse_option, preset
+from .rules import CLASSIC, PRESETS, RulesError, Ruleset, describe, parse_option, preset
 from .scoring import HandResult, SideScore
 from .state import GameState, MeldState, Phase
 

@@ -62,7 +62,7 @@ _DISPLAY_RANK = {k: i for i, k in enumerate(_DISPLAY_ORDER)}
 
 
 def is_wild_kind(kind: int) -> bool:
-    return kind == DEUCE or kind == JOKER
+    return kind in (DEUCE, JOKER)
 
 
 def is_natural_kind(kind: int) -> bool:

@@ -427,7 +427,7 @@ def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool)
         hands = [st.hands[s] for s in rules.seats_of(side)]
         sides.append(score_side(rules, side, st.melds[side], len(st.red3[side]), hands, bonus))
     result = HandResult(st.hand_no, reason, out_seat, concealed, tuple(sides))
-    st.scores = tuple(a + b for a, b in zip(st.scores, result.totals))
+    st.scores = tuple(a + b for a, b in zip(st.scores, result.totals, strict=True))
     st.results = st.results + (result,)
     _log(st, ev.HandEnded(st.hand_no, reason, st.hands, result, st.scores))
     best = max(st.scores)

@@ -192,9 +192,10 @@ def _meld_moves(state: GameState) -> list[Move]:
     # (one with no discard allowed) is safe; only the others need the feasibility search.
     spare = s.hand_n - s.keep if not (s.opening or s.must_out or s.pending) else -1
     moves: list[Move] = []
-    out_now = not s.no_out and not s.pending and can_go_out(s)
-    if (out_now and state.phase is Phase.MELD and rules.permission_question and not state.asked
-            and not state.acted):
+    may_ask = (state.phase is Phase.MELD and rules.permission_question and not state.asked
+               and not state.acted)
+    out_now = (may_ask or s.opening) and not s.no_out and not s.pending and can_go_out(s)
+    if may_ask and out_now:
         moves.append(ASK)
     deuces, jokers = hc[DEUCE], hc[JOKER]
     # A move never adds to what the hand can still meld, so if neither finishing route is open

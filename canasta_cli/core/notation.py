@@ -14,8 +14,22 @@
 from __future__ import annotations
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_TEXT, CardParseError, parse_kind
-from .moves import ASK, DRAW, END, NO, YES, Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, \
-    TakePile
+from .moves import (
+    ASK,
+    DRAW,
+    END,
+    NO,
+    YES,
+    Add,
+    Answer,
+    Ask,
+    Discard,
+    Draw,
+    EndHand,
+    Meld,
+    Move,
+    TakePile,
+)
 
 NOTATION_HELP = __doc__ or ""
 

@@ -110,10 +110,9 @@ class Ruleset:
         total_red3 = 2 * self.decks
         if count == total_red3 == 4:
             return 800 if side_has_melded else self.red3_no_meld_all_four
+        amount = 100 * count
         if self.players == 6 and count >= 5:
             amount = 1000 if count == 5 else 1200
-        else:
-            amount = 100 * count
         return amount if side_has_melded else -amount
 
     # Construction ----------------------------------------------------------------------------
@@ -261,8 +260,9 @@ def describe(r: Ruleset) -> list[tuple[str, str]]:
         ("wild_le_natural", "a meld may never hold more wild cards than natural cards"
          if r.wild_le_natural else "a meld needs only 2 natural cards, whatever its wild cards"),
         ("max_wilds_per_meld", f"at most {r.max_wilds_per_meld} wild cards in any meld, canastas too"),
-        ("concealed_canasta_bonus", f"a canasta laid down whole from the hand earns {r.concealed_canasta_bonus}"
-         " extra" if r.concealed_canasta_bonus else "no extra bonus for a canasta laid down whole"),
+        ("concealed_canasta_bonus", "a canasta laid down whole from the hand earns"
+         f" {r.concealed_canasta_bonus} extra" if r.concealed_canasta_bonus
+         else "no extra bonus for a canasta laid down whole"),
         ("going_out_bonus", f"going out earns {r.going_out_bonus}"),
         ("concealed_going_out_bonus", f"going out concealed earns {r.concealed_going_out_bonus}"
          " instead"),
