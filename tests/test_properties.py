@@ -196,3 +196,10 @@ def test_move_lists_stay_small() -> None:
                 biggest[name] = max(biggest[name], len(moves))
             random_game(rules, seed, check)
     assert max(biggest.values()) < 500, biggest
+
+
+def test_every_game_ends_within_the_turn_cap() -> None:
+    rules = PRESETS["classic"].with_options(max_turns=30)
+    st = random_game(rules, 5)
+    assert st.game_end_reason == "turn_limit" and st.turn_no == 30
+    assert st.results[-1].reason == "turn_limit"

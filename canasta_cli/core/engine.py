@@ -199,6 +199,9 @@ def _replace_red3s(st: GameState, seat: int, source: str) -> None:
 
 
 def _start_turn(st: GameState, seat: int) -> None:
+    if st.turn_no >= st.rules.max_turns:
+        _end_hand(st, "turn_limit", None, False)
+        return
     st.turn_seat = seat
     st.actor = seat
     st.phase = Phase.DRAW
@@ -440,6 +443,8 @@ def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool)
             over = "draw"
     if over is None and st.hand_no >= rules.max_hands:
         over = "hand_limit"
+    if over is None and reason == "turn_limit":
+        over = "turn_limit"
     if over is not None:
         st.winner = leaders[0] if len(leaders) == 1 else None
         st.game_end_reason = over

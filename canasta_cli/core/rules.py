@@ -52,6 +52,7 @@ class Ruleset:
     tie_policy: TiePolicy = "play_on"
     six_player_150_threshold: int = 7500
     max_hands: int = 200
+    max_turns: int = 20000
     minimum_table: tuple[tuple[int, int], ...] = field(
         default=((0, 15), (1500, 50), (3000, 90)), repr=False
     )
@@ -177,6 +178,8 @@ def _problems(r: Ruleset) -> list[str]:
         out.append("target must be positive")
     if r.max_hands < 1:
         out.append("max_hands must be at least 1")
+    if r.max_turns < 1:
+        out.append("max_turns must be at least 1")
     return out
 
 
@@ -290,4 +293,6 @@ def describe(r: Ruleset) -> list[tuple[str, str]]:
         ("six_player_150_threshold", f"six players: minimum 150 from {r.six_player_150_threshold}"
          if r.players == 6 else "only used with six players"),
         ("max_hands", f"a game stops after {r.max_hands} hands at most (the higher total wins)"),
+        ("max_turns", f"a game stops after {r.max_turns} turns at most: the hand in progress is"
+         " scored as it stands"),
     ]
