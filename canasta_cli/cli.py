@@ -115,6 +115,118 @@ def _running(state: GameState, upto: int) -> list[int]:
     return totals
 
 
+@app.command()
+def match(
+    seat: Annotated[list[str], typer.Option(
+        "--seat", "-s", help="A bot command line, or builtin:random / builtin:greedy."
+        " One per player, seat 0 first.")],
+    games: Annotated[int, typer.Option(help="Games to play.", min=1)] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of game 1; game g uses seed + g - 1.")] = 0,
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
+    record: Annotated[Path | None, typer.Option(
+        help="Directory for one JSON Lines record per game and the bots' stderr logs.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
+    startup_ms: Annotated[int, typer.Option(help="Time for the handshake.", min=1)] = 10000,
+    on_failure: Annotated[str, typer.Option(
+        help="After a bot fails: 'default' (the referee plays a default move) or 'forfeit'.")]
+    = "default",
+) -> None:
+    """Play games between bots and print a results table."""
+    from .match import run_match
+    from .referee import TimeControl
+    r = load_rules(rules, set_)
+    if len(seat) != r.players:
+        raise _fail(f"{r.name} needs {r.players} seats (--seat ... once per player), got "
+                    f"{len(seat)}")
+    if on_failure not in ("default", "forfeit"):
+        raise _fail("--on-failure takes 'default' or 'forfeit'")
+    tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
+    try:
+        result = run_match(seat, r, games, seed, record, tc,
+                           "forfeit" if on_failure == "forfeit" else "default")
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2))
+        return
+    label = "side" if r.partnerships else "player"
+    typer.echo(f"{games} game(s) of {r.name}, seeds {seed}..{seed + games - 1}")
+    typer.echo(f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats")
+    for row in result.side_table():
+        typer.echo(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
+                   f"{row['mean_per_hand']:>10.1f}  {', '.join(row['seats'])}")
+    draws = sum(1 for g in result.games if g.winner is None)
+    if draws:
+        typer.echo(f"draws: {draws}")
+    for i, rep in enumerate(result.games[-1].seats if result.games else []):
+        if rep["status"] != "OK" or rep["failures"]:
+            typer.echo(f"seat {i} ({rep['name']}): {rep['status']} "
+                       + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))
+            for err in rep["errors"][:3]:
+                typer.echo(f"    {err}")
+    where = f"records in {record}" if record else f"bot stderr logs in {result.log_dir}"
+    typer.echo(where)
+
+
+@app.command()
+def replay(
+    record: Annotated[Path, typer.Argument(help="A game record (.jsonl) written by a match.")],
+    seat: Annotated[int | None, typer.Option(help="Show the game as this seat saw it.")] = None,
+    verify: Annotated[bool, typer.Option(
+        help="Re-play every move through the engine and check every event and score.")] = False,
+    step: Annotated[bool, typer.Option(help="Wait for Enter after each move.")] = False,
+) -> None:
+    """Step through a recorded game, or verify it."""
+    from .describe import describe_event
+    from .replay import RecordError, load_record
+    from .replay import replay as run_replay
+    try:
+        rep = run_replay(load_record(record))
+    except RecordError as exc:
+        raise _fail(str(exc)) from None
+    players = rep.state.rules.players
+    if seat is not None and not 0 <= seat < players:
+        raise _fail(f"--seat must be from 0 to {players - 1}")
+    if verify:
+        if rep.ok:
+            n = sum(len(e) for _, _, e in rep.steps)
+            typer.echo(f"OK: {len(rep.steps) - 1} moves and {n} events replay identically;"
+                       f" scores {list(rep.state.scores)}")
+            return
+        for m in rep.mismatches:
+            typer.echo(f"MISMATCH: {m}")
+        raise typer.Exit(1)
+    for who, move, evs in rep.steps:
+        if move is not None:
+            typer.echo(f"--> seat {who}: {move}")
+        for e in evs:
+            typer.echo("    " + describe_event(e.view(seat) if seat is not None else e.full()))
+        if step and move is not None:
+            input()
+
+
+bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True)
+app.add_typer(bot_app, name="bot")
+
+
+@bot_app.command("check")
+def bot_check(command: Annotated[str, typer.Argument(help="The bot's command line.")],
+              timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000
+              ) -> None:
+    """Conformance check: the handshake, every request type and the rule edges."""
+    from .botcheck import run_checks
+    checks = run_checks(command, timeout_ms / 1000)
+    for c in checks:
+        typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
+    failed = sum(1 for c in checks if not c.passed)
+    typer.echo(f"{len(checks) - failed} passed, {failed} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
 @bench_app.command("engine")
 def bench_engine_cmd(
     hands: Annotated[int, typer.Option(help="Hands to play per preset.")] = 2000,

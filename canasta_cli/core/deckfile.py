@@ -7,7 +7,8 @@ Two forms, one deck per hand, hands separated by a line ``---``; ``#`` starts a 
    the table; after the hands come the upcard(s), then the stock from its top.
 2. By seat: lines ``seat0: ...``, ``seat1: ...`` (cards of that player's hand), then
    ``stock: ...`` (the upcard first, then the stock from its top).  Needs the dealer.
-   A hand listed short, or not at all, is filled up from the unlisted cards.
+   A hand listed short, or not at all, is filled up from the unlisted cards (never with a
+   red three, so the stock is drawn as listed).
 
 Either form may stop early: unlisted cards follow in the seed's shuffled order.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import parse_card_sequence
+from .cards import KIND_OF, RED3, parse_card_sequence
 from .engine import shuffled_deck
 from .rules import Ruleset
 
@@ -88,6 +89,9 @@ def parse_deck_text(text: str, rules: Ruleset, dealer: int | None = None,
                     pos += k
                 listed = set(cards)
                 spare = [c for c in shuffled_deck(rules, seed, block_no) if c not in listed]
+                # Fill with anything but red threes, so that no replacement draw eats into
+                # the stock as listed.
+                spare.sort(key=lambda c: KIND_OF[c] == RED3)
                 for hand in hands:
                     while len(hand) < rules.hand_size:
                         hand.append(spare.pop(0))

@@ -1,0 +1,57 @@
+"""Matches: several games between the same seats, and their summary table."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .core import Ruleset
+from .referee import FailurePolicy, GameResult, Referee, TimeControl
+from .seats import make_seat
+
+
+@dataclass
+class MatchResult:
+    rules: Ruleset
+    seats: list[str]
+    games: list[GameResult]
+    log_dir: Path
+
+    def side_table(self) -> list[dict[str, Any]]:
+        rows = []
+        for side in range(self.rules.sides):
+            hands = sum(g.hands for g in self.games)
+            points = sum(g.scores[side] for g in self.games)
+            rows.append({
+                "side": side,
+                "seats": [self.seats[s] for s in self.rules.seats_of(side)],
+                "wins": sum(1 for g in self.games if g.winner == side),
+                "points": points,
+                "mean_per_hand": round(points / hands, 1) if hands else 0.0,
+            })
+        return rows
+
+    def to_json(self) -> dict[str, Any]:
+        last = self.games[-1].seats if self.games else []
+        return {"rules": self.rules.to_dict(), "seats": self.seats,
+                "games": [g.to_json() for g in self.games], "sides": self.side_table(),
+                "draws": sum(1 for g in self.games if g.winner is None),
+                "seat_status": last, "logs": str(self.log_dir)}
+
+
+def run_match(specs: list[str], rules: Ruleset, games: int, seed: int,
+              record_dir: Path | None, time_control: TimeControl,
+              on_failure: FailurePolicy = "default") -> MatchResult:
+    """Game g is played from seed ``seed + g - 1``; bots stay alive across games."""
+    log_dir = record_dir or Path(tempfile.mkdtemp(prefix="canasta-logs-"))
+    seats = [make_seat(spec, i, seed, log_dir) for i, spec in enumerate(specs)]
+    referee = Referee(seats, rules, time_control, on_failure, record_dir)
+    results = []
+    try:
+        for g in range(1, games + 1):
+            results.append(referee.play(g, seed=seed + g - 1))
+    finally:
+        referee.close()
+    return MatchResult(rules, specs, results, log_dir)

@@ -1,0 +1,24 @@
+"""Bot protocol v1: line-delimited JSON between the referee and every seat (protocol/README.md)."""
+
+from .messages import (
+    MAX_LINE,
+    PROTOCOL,
+    ProtocolError,
+    act_message,
+    bye_message,
+    decode_line,
+    encode,
+    error_message,
+    event_message,
+    game_end_message,
+    game_start_message,
+    hello_message,
+    move_json,
+    read_reply,
+)
+
+__all__ = [
+    "MAX_LINE", "PROTOCOL", "ProtocolError", "act_message", "bye_message", "decode_line", "encode",
+    "error_message", "event_message", "game_end_message", "game_start_message", "hello_message",
+    "move_json", "read_reply",
+]

@@ -1,0 +1,146 @@
+"""Messages of protocol v1, built from core objects, and the reading of a bot's reply.
+
+Everything a seat receives is made here, from ``observation`` and ``Event.view``, so that what
+a seat may see is decided in one place (the core) and worded in one place (this module).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..core import (
+    GameState,
+    Move,
+    NotationError,
+    Ruleset,
+    format_move,
+    observation,
+    parse_move,
+)
+from ..core.cards import KIND_OF, KIND_TEXT
+from ..core.events import Event
+from ..core.moves import Add, Answer, Discard, Meld, TakePile
+
+PROTOCOL = "canasta/1"
+MAX_LINE = 1 << 20  # bytes, newline excluded, in both directions
+CAPABILITIES = ("move_text", "move_index")
+
+
+class ProtocolError(ValueError):
+    """A line or message that breaks the protocol; ``code`` is the seat status it earns."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def encode(msg: dict[str, Any]) -> bytes:
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def decode_line(line: bytes) -> dict[str, Any]:
+    if len(line) > MAX_LINE:
+        raise ProtocolError("PROTOCOL_ERROR", f"line of {len(line)} bytes exceeds {MAX_LINE}")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProtocolError("PROTOCOL_ERROR", "line is not valid UTF-8") from None
+    try:
+        msg = json.loads(text)
+    except json.JSONDecodeError as exc:
+        snippet = text[:60].rstrip()
+        raise ProtocolError("PROTOCOL_ERROR", f"not JSON ({exc.msg}): {snippet!r}") from None
+    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+        raise ProtocolError("PROTOCOL_ERROR", "a message must be a JSON object with a string 'type'")
+    return msg
+
+
+def hello_message(seat: int, rules: Ruleset, time: dict[str, int], name: str = "") -> dict[str, Any]:
+    return {"type": "hello", "protocol": PROTOCOL, "seat": seat, "players": rules.players,
+            "rules": rules.to_dict(), "capabilities": list(CAPABILITIES), "time": time,
+            "max_line": MAX_LINE, "seat_name": name}
+
+
+def game_start_message(game: int, seat: int, rules: Ruleset, names: list[str]) -> dict[str, Any]:
+    return {"type": "game_start", "game": game, "seat": seat, "side": rules.side_of(seat),
+            "players": rules.players, "rules": rules.to_dict(), "names": names}
+
+
+def event_message(game: int, event: Event, seat: int) -> dict[str, Any]:
+    return {"type": "event", "game": game, "event": event.view(seat)}
+
+
+def move_json(move: Move, index: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"index": index, "text": format_move(move),
+                           "action": format_move(move).split()[0]}
+    if isinstance(move, (Meld, TakePile)):
+        out.update(rank=KIND_TEXT[move.rank], naturals=move.naturals, deuces=move.deuces,
+                   jokers=move.jokers)
+    elif isinstance(move, Add):
+        out.update(rank=KIND_TEXT[move.rank], card=KIND_TEXT[move.kind])
+    elif isinstance(move, Discard):
+        out.update(card=KIND_TEXT[move.kind])
+    elif isinstance(move, Answer):
+        out.update(yes=move.yes)
+    return out
+
+
+def act_message(game: int, request: int, state: GameState, moves: list[Move],
+                deadline_ms: int, bank_ms: int) -> dict[str, Any]:
+    seat = state.actor
+    return {"type": "act", "game": game, "id": request, "seat": seat,
+            "observation": observation(state, seat, history=False),
+            "moves": [move_json(m, i) for i, m in enumerate(moves)],
+            "deadline_ms": deadline_ms, "bank_ms": bank_ms}
+
+
+def error_message(request: int | None, code: str, message: str, retry: bool) -> dict[str, Any]:
+    return {"type": "error", "id": request, "code": code, "message": message, "retry": retry}
+
+
+def game_end_message(game: int, state: GameState, statuses: list[str]) -> dict[str, Any]:
+    return {"type": "game_end", "game": game, "winner": state.winner,
+            "reason": state.game_end_reason, "scores": list(state.scores),
+            "hands": len(state.results), "statuses": statuses}
+
+
+def bye_message() -> dict[str, Any]:
+    return {"type": "bye"}
+
+
+def read_reply(msg: dict[str, Any], request: int, state: GameState,
+               moves: list[Move]) -> Move:
+    """The move a bot's reply names.  Raises ProtocolError (bad message) or
+    ValueError subclasses with a reason (a move that is not legal)."""
+    if msg.get("type") != "move":
+        raise ProtocolError("PROTOCOL_ERROR",
+                            f"expected a 'move' message answering request {request},"
+                            f" got {msg.get('type')!r}")
+    if msg.get("id") != request:
+        raise ProtocolError("PROTOCOL_ERROR",
+                            f"reply is for request {msg.get('id')!r}, expected {request}")
+    if "index" in msg:
+        index = msg["index"]
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise ProtocolError("PROTOCOL_ERROR", "'index' must be a whole number")
+        if not 0 <= index < len(moves):
+            raise IllegalReply(f"index {index} is out of range: there are {len(moves)} moves")
+        return moves[index]
+    text = msg.get("move")
+    if isinstance(text, str):
+        top = KIND_OF[state.pile[-1]] if state.pile else None
+        try:
+            move = parse_move(text, top_rank=top)
+        except NotationError as exc:
+            raise IllegalReply(f"cannot read move {text!r}: {exc}") from None
+        if move not in moves:
+            from ..core.explain import explain
+            raise IllegalReply(f"{text!r} is not legal: {explain(state, move)}")
+        return move
+    raise ProtocolError("PROTOCOL_ERROR", "a 'move' message needs 'index' (a number) or"
+                        " 'move' (a move in notation)")
+
+
+class IllegalReply(ValueError):
+    """A well-formed reply naming a move that is not legal now."""

@@ -1,0 +1,319 @@
+"""The referee: hosts games between seats, the only place with I/O and a clock.
+
+It sends each seat what that seat may see, asks the player to act for every decision with a
+deadline and a time bank, turns every failure into a seat status, and writes a JSON Lines
+record line by line, so that nothing a bot does can crash it or lose the record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from .core import (
+    GameState,
+    Move,
+    Ruleset,
+    apply,
+    format_move,
+    legal_moves,
+    new_game,
+)
+from .core.cards import TEXT_OF
+from .core.events import Event
+from .core.moves import Answer, Discard, Draw
+from .protocol.messages import (
+    PROTOCOL,
+    IllegalReply,
+    ProtocolError,
+    act_message,
+    error_message,
+    event_message,
+    game_end_message,
+    game_start_message,
+    hello_message,
+    read_reply,
+)
+from .seats.base import Seat, SeatFailure
+
+FailurePolicy = Literal["default", "forfeit"]
+STATUSES = ("OK", "TIMEOUT", "CRASHED", "PROTOCOL_ERROR", "ILLEGAL_MOVE")
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-decision deadline plus a bank drawn on when a decision runs over (Kaggle-style)."""
+
+    startup_ms: int = 10_000
+    decision_ms: int = 1_000
+    bank_ms: int = 10_000
+    margin_ms: int = 50  # slack for pipe hiccups, never charged to the bot
+
+    def to_json(self) -> dict[str, int]:
+        return {"startup_ms": self.startup_ms, "decision_ms": self.decision_ms,
+                "bank_ms": self.bank_ms, "margin_ms": self.margin_ms}
+
+
+@dataclass
+class SeatReport:
+    name: str
+    status: str = "OK"
+    failures: Counter[str] = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    decisions: int = 0
+    default_moves: int = 0
+    time_ms: float = 0.0
+    bank_ms: float = 0.0
+    alive: bool = True
+
+    def fail(self, status: str, reason: str) -> None:
+        self.failures[status] += 1
+        if self.status == "OK" or status == "CRASHED":
+            self.status = status
+        if len(self.errors) < 20:
+            self.errors.append(f"{status}: {reason}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "failures": dict(self.failures),
+                "errors": self.errors, "decisions": self.decisions,
+                "default_moves": self.default_moves, "time_ms": round(self.time_ms, 1)}
+
+
+@dataclass
+class GameResult:
+    game: int
+    seed: int
+    winner: int | None
+    reason: str
+    scores: tuple[int, ...]
+    hands: int
+    hand_scores: list[tuple[int, ...]]
+    seats: list[dict[str, Any]]
+    forfeit: int | None = None
+    record: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "seed": self.seed, "winner": self.winner,
+                "reason": self.reason, "scores": list(self.scores), "hands": self.hands,
+                "hand_scores": [list(h) for h in self.hand_scores], "seats": self.seats,
+                "forfeit": self.forfeit, "record": self.record}
+
+
+def default_move(moves: list[Move]) -> Move:
+    """What the referee plays for a seat that failed: draw, else answer no, else the first
+    discard, else the first legal move (all of them keep the game legal)."""
+    for wanted in (Draw(), Answer(False)):
+        if wanted in moves:
+            return wanted
+    for m in moves:
+        if isinstance(m, Discard):
+            return m
+    return moves[0]
+
+
+class Referee:
+    """Plays games between ``seats`` (one per player, seat 0 first)."""
+
+    def __init__(self, seats: list[Seat], rules: Ruleset, time_control: TimeControl | None = None,
+                 on_failure: FailurePolicy = "default", record_dir: Path | None = None,
+                 max_retries: int = 2) -> None:
+        if len(seats) != rules.players:
+            raise ValueError(f"{rules.name} needs {rules.players} seats, got {len(seats)}")
+        self.seats = seats
+        self.rules = rules
+        self.time = time_control or TimeControl()
+        self.on_failure = on_failure
+        self.record_dir = record_dir
+        self.max_retries = max_retries
+        self.reports = [SeatReport(s.name) for s in seats]
+        self._started = False
+        self._request = 0
+
+    # Setup -----------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Handshake with every seat (once, before the first game)."""
+        if self._started:
+            return
+        self._started = True
+        for i, seat in enumerate(self.seats):
+            hello = hello_message(i, self.rules, self.time.to_json(), seat.name)
+            try:
+                ready = seat.start(hello, self.time.startup_ms / 1000)
+                if ready.get("protocol", PROTOCOL) != PROTOCOL:
+                    raise SeatFailure("PROTOCOL_ERROR",
+                                      f"speaks {ready.get('protocol')!r}, not {PROTOCOL}")
+            except SeatFailure as f:
+                self._dead(i, f.status, f"handshake: {f.reason}")
+
+    def _dead(self, seat: int, status: str, reason: str) -> None:
+        self.reports[seat].fail(status, reason)
+        self.reports[seat].alive = False
+
+    def close(self) -> None:
+        for seat in self.seats:
+            with contextlib.suppress(Exception):  # one seat's trouble must not stop the others
+                seat.close()
+
+    # A game ----------------------------------------------------------------------------------
+    def play(self, game: int = 1, seed: int = 0, decks: list[list[int]] | None = None,
+             dealer: int | None = None) -> GameResult:
+        self.start()
+        rules = self.rules
+        state = new_game(rules, seed=seed, decks=decks or [], dealer=dealer)
+        names = [s.name for s in self.seats]
+        record = self._open_record(game)
+        for rep in self.reports:
+            rep.bank_ms = float(self.time.bank_ms)
+        self._write(record, {"type": "header", "protocol": PROTOCOL, "game": game, "seed": seed,
+                             "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
+                             "decks": [[TEXT_OF[c] for c in d] for d in state.stacked],
+                             "time": self.time.to_json(), "on_failure": self.on_failure})
+        for i, _seat in enumerate(self.seats):
+            self._send(i, game_start_message(game, i, rules, names))
+        sent: Any = None
+        forfeit: int | None = None
+        try:
+            while True:
+                sent = self._publish(game, state, sent, record)
+                if state.is_over:
+                    break
+                moves = legal_moves(state)
+                actor = state.actor
+                move, by = self._decide(game, state, moves, record)
+                if move is None:
+                    forfeit = actor
+                    break
+                state = apply(state, move)
+                self._write(record, {"type": "move", "seat": actor, "move": format_move(move),
+                                     "by": by})
+        finally:
+            result = self._finish(game, seed, state, forfeit, record)
+        return result
+
+    def _decide(self, game: int, state: GameState, moves: list[Move],
+                record: IO[str] | None) -> tuple[Move | None, str]:
+        actor = state.actor
+        rep = self.reports[actor]
+        seat = self.seats[actor]
+        rep.decisions += 1
+        if not rep.alive:
+            rep.default_moves += 1
+            return default_move(moves), "default"
+        self._request += 1
+        req = self._request
+        budget = self.time.decision_ms + rep.bank_ms
+        msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms))
+        start = time.monotonic()
+        move: Move | None = None
+        failure: tuple[str, str] | None = None
+        retries = 0
+        last_error = ("PROTOCOL_ERROR", "")
+        while move is None:
+            if retries > self.max_retries:
+                failure = (last_error[0], f"{last_error[1]} (after {retries} tries)")
+                break
+            left = budget + self.time.margin_ms - (time.monotonic() - start) * 1000
+            if left <= 0:
+                failure = ("TIMEOUT", f"no legal move within {budget:.0f} ms")
+                break
+            try:
+                reply = seat.request(msg, left / 1000)
+                move = read_reply(reply, req, state, moves)
+                continue
+            except SeatFailure as f:
+                if f.status != "PROTOCOL_ERROR" or not getattr(seat, "alive", True):
+                    failure = (f.status, f.reason)
+                    break
+                last_error = (f.status, f.reason)
+            except ProtocolError as exc:
+                last_error = (exc.code, str(exc))
+            except IllegalReply as exc:
+                last_error = ("ILLEGAL_MOVE", str(exc))
+            retries += 1
+            self._note(record, actor, *last_error)
+            msg = error_message(req, last_error[0], last_error[1],
+                                retry=retries <= self.max_retries)
+        used = (time.monotonic() - start) * 1000
+        rep.time_ms += used
+        over = used - self.time.decision_ms
+        if over > 0:
+            rep.bank_ms = max(0.0, rep.bank_ms - over)
+        for stray in seat.unsolicited():
+            self._note(record, actor, "PROTOCOL_ERROR", stray)
+        if move is not None:
+            return move, "bot"
+        assert failure is not None
+        status, reason = failure
+        if retries <= self.max_retries:
+            self._note(record, actor, status, reason)
+        if status in ("CRASHED", "TIMEOUT") or not getattr(seat, "alive", True):
+            rep.alive = False  # a stuck or dead bot gets default moves for the rest of the game
+        if self.on_failure == "forfeit":
+            return None, "forfeit"
+        self._send(actor, error_message(req, status, reason + "; the referee played a default"
+                                        " move", retry=False))
+        rep.default_moves += 1
+        return default_move(moves), "default"
+
+    def _note(self, record: IO[str] | None, seat: int, status: str, reason: str) -> None:
+        self.reports[seat].fail(status, reason)
+        self._write(record, {"type": "failure", "seat": seat, "status": status,
+                             "reason": reason})
+
+    def _send(self, seat: int, msg: dict[str, Any]) -> None:
+        if self.reports[seat].alive:
+            self.seats[seat].send(msg)
+
+    def _publish(self, game: int, state: GameState, sent: Any, record: IO[str] | None) -> Any:
+        """Send every event since ``sent`` (a log node) to every seat, as that seat sees it."""
+        fresh: list[Event] = []
+        node = state.log
+        while node is not None and node is not sent:
+            fresh.append(node[1])
+            node = node[0]
+        for event in reversed(fresh):
+            self._write(record, {"type": "event", "event": event.full()})
+            for i in range(len(self.seats)):
+                self._send(i, event_message(game, event, i))
+        return state.log
+
+    def _finish(self, game: int, seed: int, state: GameState, forfeit: int | None,
+                record: IO[str] | None) -> GameResult:
+        rules = self.rules
+        winner, reason = state.winner, state.game_end_reason or "unfinished"
+        if forfeit is not None:
+            loser = rules.side_of(forfeit)
+            others = [s for s in range(rules.sides) if s != loser]
+            best = max(others, key=lambda s: state.scores[s])
+            winner, reason = best, "forfeit"
+        statuses = [r.status for r in self.reports]
+        end = game_end_message(game, state, statuses)
+        end.update(winner=winner, reason=reason)
+        for i in range(len(self.seats)):
+            self._send(i, end)
+        result = GameResult(game, seed, winner, reason, state.scores, len(state.results),
+                            [r.totals for r in state.results],
+                            [r.to_json() for r in self.reports], forfeit,
+                            record.name if record is not None else None)
+        self._write(record, {"type": "result", **result.to_json()})
+        if record is not None:
+            record.close()
+        return result
+
+    # Records -------------------------------------------------------------------------------
+    def _open_record(self, game: int) -> IO[str] | None:
+        if self.record_dir is None:
+            return None
+        self.record_dir.mkdir(parents=True, exist_ok=True)
+        return open(self.record_dir / f"game-{game:04d}.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+
+    @staticmethod
+    def _write(record: IO[str] | None, obj: dict[str, Any]) -> None:
+        if record is not None:
+            record.write(json.dumps(obj, separators=(",", ":")) + "\n")
+            record.flush()

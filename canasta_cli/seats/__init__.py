@@ -1,0 +1,9 @@
+"""Seats: one interface for in-process players, subprocess bots and (later) people."""
+
+from .base import Seat, SeatFailure
+from .factory import make_seat
+from .policy import PolicySeat, builtin_seat
+from .subprocess_seat import SubprocessSeat, bot_environment
+
+__all__ = ["PolicySeat", "Seat", "SeatFailure", "SubprocessSeat", "bot_environment",
+           "builtin_seat", "make_seat"]

@@ -1,0 +1,44 @@
+"""The seat interface the referee talks to.  Every seat receives the same protocol messages."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+Message = dict[str, Any]
+
+
+class SeatFailure(Exception):
+    """A seat did not deliver: ``status`` is TIMEOUT, CRASHED or PROTOCOL_ERROR."""
+
+    def __init__(self, status: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class Seat(abc.ABC):
+    """A player behind the protocol.
+
+    ``start`` performs the handshake and returns the seat's ``ready`` message; ``send``
+    delivers a message that needs no answer; ``request`` delivers one that does and returns
+    the reply, raising ``SeatFailure`` if none comes in ``timeout`` seconds.
+    """
+
+    name: str = "seat"
+
+    @abc.abstractmethod
+    def start(self, hello: Message, timeout: float) -> Message: ...
+
+    @abc.abstractmethod
+    def send(self, msg: Message) -> None: ...
+
+    @abc.abstractmethod
+    def request(self, msg: Message, timeout: float) -> Message: ...
+
+    def unsolicited(self) -> list[str]:
+        """Reasons for messages the seat sent without being asked (then discarded)."""
+        return []
+
+    def close(self) -> None:  # noqa: B027 - optional for seats that hold nothing
+        """Say goodbye and release every resource; must be safe to call twice."""

@@ -1,0 +1,22 @@
+"""Seats from command-line specs: ``builtin:NAME`` or a command line for a bot process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .base import Seat
+from .policy import builtin_seat
+from .subprocess_seat import SubprocessSeat
+
+
+def make_seat(spec: str, index: int, seed: int, log_dir: Path | None) -> Seat:
+    spec = spec.strip()
+    if not spec:
+        raise ValueError(f"seat {index}: empty command")
+    if spec.startswith("builtin:"):
+        return builtin_seat(spec, seed * 7919 + index)
+    log = None
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        log = log_dir / f"seat{index}.stderr.log"
+    return SubprocessSeat(spec, name=spec, stderr_log=log)

@@ -1,0 +1,46 @@
+"""In-process seats: a Python player answering protocol messages directly."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from ..players import PLAYERS
+from ..protocol.messages import PROTOCOL
+from .base import Message, Seat, SeatFailure
+
+Policy = Callable[[Message], Message | None]
+
+
+class PolicySeat(Seat):
+    """Runs ``policy`` on each message: it sees exactly what a subprocess bot would see."""
+
+    def __init__(self, name: str, policy: Policy) -> None:
+        self.name = name
+        self.policy = policy
+
+    def start(self, hello: Message, timeout: float) -> Message:
+        self.policy(hello)
+        return {"type": "ready", "protocol": PROTOCOL, "name": self.name}
+
+    def send(self, msg: Message) -> None:
+        self.policy(msg)
+
+    def request(self, msg: Message, timeout: float) -> Message:
+        try:
+            reply = self.policy(msg)
+        except Exception as exc:  # a built-in player's bug is the seat's failure, not ours
+            raise SeatFailure("CRASHED", f"{type(exc).__name__}: {exc}") from None
+        if reply is None:
+            raise SeatFailure("PROTOCOL_ERROR", "the player gave no answer")
+        return reply
+
+
+def builtin_seat(spec: str, seed: int = 0) -> PolicySeat:
+    """``builtin:random`` or ``builtin:greedy`` (the seed only drives the player's own choices)."""
+    kind = spec.split(":", 1)[1] if ":" in spec else spec
+    if kind not in PLAYERS:
+        raise ValueError(f"unknown built-in player {kind!r}: choose one of {', '.join(PLAYERS)}")
+    player: Any = PLAYERS[kind](random.Random(seed))
+    return PolicySeat(f"builtin:{kind}", player)
