@@ -127,6 +127,8 @@ def match(
     record: Annotated[Path | None, typer.Option(
         help="Directory for one JSON Lines record per game and the bots' stderr logs.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    transcript: Annotated[Path | None, typer.Option(
+        help="Directory for every seat's conversation with the referee (seatN.jsonl).")] = None,
     decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
     bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
     startup_ms: Annotated[int, typer.Option(help="Time for the handshake.", min=1)] = 10000,
@@ -146,7 +148,7 @@ def match(
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     try:
         result = run_match(seat, r, games, seed, record, tc,
-                           "forfeit" if on_failure == "forfeit" else "default")
+                           "forfeit" if on_failure == "forfeit" else "default", transcript)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if as_json:

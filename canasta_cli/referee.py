@@ -133,6 +133,7 @@ class Referee:
         self.reports = [SeatReport(s.name) for s in seats]
         self._started = False
         self._request = 0
+        self._pending: list[dict[str, Any]] = []  # handshake failures, for the first record
 
     # Setup -----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -153,6 +154,8 @@ class Referee:
     def _dead(self, seat: int, status: str, reason: str) -> None:
         self.reports[seat].fail(status, reason)
         self.reports[seat].alive = False
+        self._pending.append({"type": "failure", "seat": seat, "status": status,
+                              "reason": reason})
 
     def close(self) -> None:
         for seat in self.seats:
@@ -173,6 +176,9 @@ class Referee:
                              "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
                              "decks": [[TEXT_OF[c] for c in d] for d in state.stacked],
                              "time": self.time.to_json(), "on_failure": self.on_failure})
+        for note in self._pending:
+            self._write(record, note)
+        self._pending.clear()
         for i, _seat in enumerate(self.seats):
             self._send(i, game_start_message(game, i, rules, names))
         sent: Any = None
