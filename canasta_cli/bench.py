@@ -49,3 +49,104 @@ def bench_engine(rules: Ruleset, hands: int, seed: int = 0) -> EngineBench:
     seconds = time.perf_counter() - start
     return EngineBench(rules.name, rules.players, played, decisions, seconds,
                        total_moves / decisions if decisions else 0.0, max_moves)
+
+
+ECHO_BOT = ("import sys, json\n"
+            "for line in sys.stdin:\n"
+            "    if json.loads(line).get('type') == 'act':\n"
+            "        sys.stdout.write('{\"type\":\"move\",\"id\":0,\"index\":0}\\n')\n"
+            "        sys.stdout.flush()\n")
+
+
+@dataclass(frozen=True)
+class ProtocolBench:
+    decisions: int
+    referee_median_ms: float
+    referee_p90_ms: float
+    echo_median_ms: float
+    echo_p90_ms: float
+    subprocess_game_s: float
+    inprocess_game_s: float
+    games: int
+    echo4_median_ms: float
+
+    @property
+    def ratio(self) -> float:
+        return self.referee_median_ms / self.echo_median_ms if self.echo_median_ms else 0.0
+
+    @property
+    def ratio4(self) -> float:
+        return self.referee_median_ms / self.echo4_median_ms if self.echo4_median_ms else 0.0
+
+    @property
+    def game_ratio(self) -> float:
+        return self.subprocess_game_s / self.inprocess_game_s if self.inprocess_game_s else 0.0
+
+
+def _percentile(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
+
+
+def bench_protocol(bot: list[str], games: int = 3, seed: int = 0) -> ProtocolBench:
+    """Per-decision round trip through a subprocess bot, referee included, against the floor:
+    the very same bytes (the events since the seat's last turn, then the request) written to a
+    bare echo process that parses every JSON line and answers each request with a fixed line.
+    Then whole 4-player games of subprocess bots against in-process random players."""
+
+    from .core import CLASSIC
+    from .referee import Referee
+    from .seats import SubprocessSeat, builtin_seat
+    from .seats.base import Message, Seat
+
+    batches: list[tuple[int, bytes]] = []
+
+    class Capturing(SubprocessSeat):
+        def request(self, msg: Message, timeout: float) -> Message:
+            if msg.get("type") == "act":
+                from .protocol.messages import encode
+                batches.append((int(msg["seat"]), bytes(self._out) + encode(msg)))
+            return super().request(msg, timeout)
+
+    rules = CLASSIC.with_options(max_hands=1)
+    seats: list[Seat] = [Capturing(bot, name=f"bot{i}") for i in range(4)]
+    ref = Referee(seats, rules)
+    ref.start()
+    t0 = time.perf_counter()
+    for g in range(games):
+        ref.play(g + 1, seed=seed + g)
+    sub_s = (time.perf_counter() - t0) / games
+    trips = ref.round_trips_ms
+    ref.close()
+    floor = _echo_floor(batches, 1)
+    floor4 = _echo_floor(batches, 4)
+    inproc = Referee([builtin_seat("builtin:random", i) for i in range(4)], rules)
+    t0 = time.perf_counter()
+    for g in range(games):
+        inproc.play(g + 1, seed=seed + g)
+    in_s = (time.perf_counter() - t0) / games
+    return ProtocolBench(len(trips), _percentile(trips, 0.5), _percentile(trips, 0.9),
+                         _percentile(floor, 0.5), _percentile(floor, 0.9), sub_s, in_s, games,
+                         _percentile(floor4, 0.5))
+
+
+def _echo_floor(batches: list[tuple[int, bytes]], processes: int) -> list[float]:
+    """Round trips of the captured request batches through bare echo processes: one process
+    for all seats, or one per seat (as in a match, where each bot idles between its turns)."""
+    import subprocess
+    import sys
+    echoes = [subprocess.Popen([sys.executable, "-c", ECHO_BOT], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, bufsize=0) for _ in range(processes)]
+    times: list[float] = []
+    for seat, batch in batches:
+        echo = echoes[seat % processes]
+        assert echo.stdin and echo.stdout
+        t = time.perf_counter()
+        echo.stdin.write(batch)
+        echo.stdout.readline()
+        times.append((time.perf_counter() - t) * 1000)
+    for echo in echoes:
+        assert echo.stdin
+        echo.stdin.close()
+        echo.wait()
+    return times

@@ -248,6 +248,36 @@ def bench_engine_cmd(
                    f"{b.decisions_per_second:>13.0f}{b.mean_moves:>12.1f}{b.max_moves:>11}")
 
 
+@bench_app.command("protocol")
+def bench_protocol_cmd(
+    bot: Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
+                                     " Python).")] = "",
+    games: Annotated[int, typer.Option(help="One-hand games to time.", min=1)] = 3,
+    seed: int = 0,
+) -> None:
+    """Round trip per decision through a subprocess bot vs a bare JSON echo; game times."""
+    import shlex
+    import sys
+
+    from .bench import bench_protocol
+    argv = shlex.split(bot) if bot else [sys.executable, str(_bots_dir() / "random_bot.py")]
+    b = bench_protocol(argv, games, seed)
+    typer.echo(f"decisions measured: {b.decisions}")
+    typer.echo(f"round trip, referee + bot:  median {b.referee_median_ms:.3f} ms"
+               f"  p90 {b.referee_p90_ms:.3f} ms")
+    typer.echo(f"bare JSON-line echo floor:  median {b.echo_median_ms:.3f} ms"
+               f"  p90 {b.echo_p90_ms:.3f} ms")
+    typer.echo(f"ratio (median): {b.ratio:.2f}x")
+    typer.echo(f"echo floor with one echo process per seat, as in a match: median"
+               f" {b.echo4_median_ms:.3f} ms, ratio {b.ratio4:.2f}x")
+    typer.echo(f"one-hand 4-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
+               f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")
+
+
+def _bots_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "bots"
+
+
 def main() -> None:
     app()
 

@@ -134,6 +134,7 @@ class Referee:
         self._started = False
         self._request = 0
         self._pending: list[dict[str, Any]] = []  # handshake failures, for the first record
+        self.round_trips_ms: list[float] = []  # act built -> legal move in hand, per bot decision
 
     # Setup -----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -213,8 +214,8 @@ class Referee:
         self._request += 1
         req = self._request
         budget = self.time.decision_ms + rep.bank_ms
-        msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms))
         start = time.monotonic()
+        msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms))
         move: Move | None = None
         failure: tuple[str, str] | None = None
         retries = 0
@@ -252,6 +253,7 @@ class Referee:
         for stray in seat.unsolicited():
             self._note(record, actor, "PROTOCOL_ERROR", stray)
         if move is not None:
+            self.round_trips_ms.append(used)
             return move, "bot"
         assert failure is not None
         status, reason = failure
@@ -286,6 +288,11 @@ class Referee:
             self._write(record, {"type": "event", "event": event.full()})
             for i in range(len(self.seats)):
                 self._send(i, event_message(game, event, i))
+        if fresh:
+            # Bots read the news while others think, not when their own turn starts.
+            for i, seat in enumerate(self.seats):
+                if self.reports[i].alive and i != state.actor:
+                    seat.flush()
         return state.log
 
     def _finish(self, game: int, seed: int, state: GameState, forfeit: int | None,

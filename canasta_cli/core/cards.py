@@ -82,8 +82,13 @@ def cards_text(cards: Iterable[int]) -> list[str]:
     return [TEXT_OF[c] for c in cards]
 
 
+_DISPLAY_KEY: tuple[tuple[int, str, int], ...] = tuple(
+    (_DISPLAY_RANK[KIND_OF[c]], TEXT_OF[c], c) for c in range(CARDS_PER_DECK * MAX_DECKS))
+
+
 def display_sorted(cards: Iterable[int]) -> list[int]:
-    return sorted(cards, key=lambda c: (_DISPLAY_RANK[KIND_OF[c]], TEXT_OF[c], c))
+    """Wild cards first, then ranks high to low, suits in order."""
+    return sorted(cards, key=_DISPLAY_KEY.__getitem__)
 
 
 def kind_counts(cards: Iterable[int]) -> list[int]:

@@ -7,10 +7,10 @@ of thousands of times a second in random play; ``_copy`` plus tuple fields keeps
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .cards import N_KINDS, TEXT_OF, VALUE_OF
+from .cards import KIND_TEXT, N_KINDS, TEXT_OF, VALUE_OF
 
 if TYPE_CHECKING:
     from .events import Event
@@ -37,6 +37,7 @@ class MeldState:
     owner: int
     created_turn: int
     concealed: bool = False
+    _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def size(self) -> int:
@@ -59,17 +60,17 @@ class MeldState:
         return sum(VALUE_OF[c] for c in self.cards)
 
     def to_json(self) -> dict[str, Any]:
-        status = None
-        if self.is_canasta:
-            status = "natural" if self.is_natural else "mixed"
-        return {"rank": _rank_text(self.rank), "cards": [TEXT_OF[c] for c in self.cards],
+        """JSON view, computed once per meld (melds are immutable); callers must not mutate it."""
+        if self._json is None:
+            status = None
+            if self.is_canasta:
+                status = "natural" if self.is_natural else "mixed"
+            object.__setattr__(self, "_json", {
+                "rank": KIND_TEXT[self.rank], "cards": [TEXT_OF[c] for c in self.cards],
                 "naturals": self.naturals, "wilds": self.wilds, "canasta": status,
-                "concealed": self.concealed and self.is_canasta}
-
-
-def _rank_text(rank: int) -> str:
-    from .cards import KIND_TEXT
-    return KIND_TEXT[rank]
+                "concealed": self.concealed and self.is_canasta})
+        assert self._json is not None
+        return self._json
 
 
 EMPTY_MELDS: tuple[MeldState | None, ...] = (None,) * N_KINDS

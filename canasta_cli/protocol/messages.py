@@ -35,8 +35,20 @@ class ProtocolError(ValueError):
         self.code = code
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+class Prepared(dict[str, Any]):
+    """A message that already knows its wire form (requests to act are built on the hot path
+    of every decision, so they are encoded from cached pieces)."""
+
+    wire: bytes
+
+
 def encode(msg: dict[str, Any]) -> bytes:
-    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+    if isinstance(msg, Prepared):
+        return msg.wire
+    return (_ENCODER.encode(msg) + "\n").encode("utf-8")
 
 
 def decode_line(line: bytes) -> dict[str, Any]:
@@ -72,8 +84,8 @@ def event_message(game: int, event: Event, seat: int) -> dict[str, Any]:
 
 
 def move_json(move: Move, index: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"index": index, "text": format_move(move),
-                           "action": format_move(move).split()[0]}
+    text = format_move(move)
+    out: dict[str, Any] = {"index": index, "text": text, "action": text.split(" ", 1)[0]}
     if isinstance(move, (Meld, TakePile)):
         out.update(rank=KIND_TEXT[move.rank], naturals=move.naturals, deuces=move.deuces,
                    jokers=move.jokers)
@@ -86,13 +98,34 @@ def move_json(move: Move, index: int) -> dict[str, Any]:
     return out
 
 
+_MOVE_CACHE: dict[Move, tuple[dict[str, Any], str]] = {}
+
+
+def _move_parts(move: Move) -> tuple[dict[str, Any], str]:
+    """The move's JSON fields without the index, as a dict and as JSON text (cached: the set of
+    distinct moves is small)."""
+    parts = _MOVE_CACHE.get(move)
+    if parts is None:
+        fields = move_json(move, 0)
+        del fields["index"]
+        parts = (fields, _ENCODER.encode(fields)[1:])
+        _MOVE_CACHE[move] = parts
+    return parts
+
+
 def act_message(game: int, request: int, state: GameState, moves: list[Move],
                 deadline_ms: int, bank_ms: int) -> dict[str, Any]:
     seat = state.actor
-    return {"type": "act", "game": game, "id": request, "seat": seat,
-            "observation": observation(state, seat, history=False),
-            "moves": [move_json(m, i) for i, m in enumerate(moves)],
-            "deadline_ms": deadline_ms, "bank_ms": bank_ms}
+    obs = observation(state, seat, history=False)
+    parts = [_move_parts(m) for m in moves]
+    msg = Prepared(type="act", game=game, id=request, seat=seat, observation=obs,
+                   moves=[{"index": i, **p[0]} for i, p in enumerate(parts)],
+                   deadline_ms=deadline_ms, bank_ms=bank_ms)
+    moves_text = ",".join(f'{{"index":{i},{p[1]}' for i, p in enumerate(parts))
+    msg.wire = (f'{{"type":"act","game":{game},"id":{request},"seat":{seat},"observation":'
+                f'{_ENCODER.encode(obs)},"moves":[{moves_text}],"deadline_ms":{deadline_ms},'
+                f'"bank_ms":{bank_ms}}}\n').encode()
+    return msg
 
 
 def error_message(request: int | None, code: str, message: str, retry: bool) -> dict[str, Any]:

@@ -36,6 +36,9 @@ class Seat(abc.ABC):
     @abc.abstractmethod
     def request(self, msg: Message, timeout: float) -> Message: ...
 
+    def flush(self) -> None:  # noqa: B027 - a hint that in-process seats ignore
+        """Deliver what ``send`` has queued without waiting (a hint; sending may batch)."""
+
     def unsolicited(self) -> list[str]:
         """Reasons for messages the seat sent without being asked (then discarded)."""
         return []

@@ -1,26 +1,26 @@
 """A bot as a subprocess: its own process group, protocol on stdin/stdout, stderr to a log.
 
-Three threads per bot keep the referee from ever blocking on it: one writes (a bot that never
-reads only fills a queue), one reads stdout into complete lines (refusing lines over the
-limit), one drains stderr into a capped log file.
+The referee never blocks on a bot: writes are non-blocking (what a bot does not read waits in
+a buffer), reads wait in ``select`` with the deadline, lines over the limit are refused, and a
+thread drains stderr into a capped log file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import queue
+import select
 import shlex
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from ..protocol.messages import MAX_LINE, ProtocolError, decode_line, encode
 from .base import Message, Seat, SeatFailure
 
-_EOF = ("eof", b"")
 # Only what a program needs to run; nothing about the game (no seed, no deck) is ever passed.
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT",
              "PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH", "TERM")
@@ -34,6 +34,9 @@ def bot_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 class SubprocessSeat(Seat):
+    """Talks to the bot on the caller's thread with non-blocking pipes and ``select``, so a
+    round trip costs two system calls and no thread hand-off; only stderr has a thread."""
+
     def __init__(self, command: str | list[str], name: str | None = None,
                  stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
                  cwd: str | None = None) -> None:
@@ -45,12 +48,16 @@ class SubprocessSeat(Seat):
         self.stderr_limit = stderr_limit
         self.cwd = cwd
         self.proc: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[tuple[str, bytes]] = queue.Queue()
-        self._out: queue.Queue[bytes | None] = queue.Queue()
+        self._out = bytearray()      # waiting to be written to the bot
+        self._in = bytearray()       # read from the bot, not yet a whole line
+        self._lines: list[bytes] = []
+        self._eof = False
+        self._stdin_open = True
         self._threads: list[threading.Thread] = []
         self._dead: str | None = None
         self._stray: list[str] = []
         self._closed = False
+        self._poll: select.poll | None = None
 
     # Lifecycle ---------------------------------------------------------------------------
     def start(self, hello: Message, timeout: float) -> Message:
@@ -63,20 +70,19 @@ class SubprocessSeat(Seat):
             self._dead = f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
             raise SeatFailure("CRASHED", self._dead) from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        self._spawn(self._read_stdout, self.proc.stdout)
-        self._spawn(self._drain_stderr, self.proc.stderr)
-        self._spawn(self._write_stdin, self.proc.stdin)
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._poll = select.poll()  # registering costs no system call; each wait is one poll()
+        self._poll.register(self.proc.stdout.fileno(), select.POLLIN)
+        t = threading.Thread(target=self._drain_stderr, args=(self.proc.stderr,), daemon=True,
+                             name="seat-stderr")
+        t.start()
+        self._threads.append(t)
         reply = self.request(hello, timeout)
         if reply.get("type") != "ready":
             raise SeatFailure("PROTOCOL_ERROR",
                               f"expected 'ready' in answer to 'hello', got {reply.get('type')!r}")
         return reply
-
-    def _spawn(self, target: Any, stream: IO[bytes]) -> None:
-        t = threading.Thread(target=target, args=(stream,), daemon=True,
-                             name=f"seat-{target.__name__}")
-        t.start()
-        self._threads.append(t)
 
     @property
     def alive(self) -> bool:
@@ -84,52 +90,112 @@ class SubprocessSeat(Seat):
 
     # Messages ------------------------------------------------------------------------------
     def send(self, msg: Message) -> None:
+        if self.alive and self._stdin_open:
+            self._out += encode(msg)
+            if len(self._out) >= 65536:
+                self._flush()
+
+    def flush(self) -> None:
         if self.alive:
-            self._out.put(encode(msg))
+            self._flush()
 
     def request(self, msg: Message, timeout: float) -> Message:
         if not self.alive:
             raise SeatFailure("CRASHED", self._dead or "the bot is not running")
-        self._drain_stray()
+        deadline = time.monotonic() + max(0.0, timeout)
+        self._take_strays()  # lines read earlier were not asked for (``unsolicited`` reads)
         self.send(msg)
-        return self._next(timeout)
+        while not self._lines:
+            if self._eof:
+                code = self._exit_code()
+                self._dead = ("the bot exited" + (f" with code {code}" if code is not None
+                                                  else "") + " (closed its output)")
+                raise SeatFailure("CRASHED", self._dead)
+            if self._dead is not None:
+                raise SeatFailure("PROTOCOL_ERROR", self._dead)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms")
+            self._pump(left)
+        line = self._lines.pop(0)
+        try:
+            return decode_line(line)
+        except ProtocolError as exc:
+            raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
 
     def unsolicited(self) -> list[str]:
-        self._drain_stray()
+        if self.alive and self.proc is not None and self.proc.stdout is not None:
+            self._read(self.proc.stdout.fileno())
+            self._take_strays()
         out, self._stray = self._stray, []
         return out
 
-    def _drain_stray(self) -> None:
+    def _take_strays(self) -> None:
+        for line in self._lines:
+            self._stray.append(f"message out of turn: {line[:80]!r}")
+        self._lines.clear()
+
+    # I/O -----------------------------------------------------------------------------------
+    def _flush(self) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        while self._out and self._stdin_open:
+            try:
+                n = os.write(self.proc.stdin.fileno(), self._out)
+            except BlockingIOError:
+                return  # the bot is not reading: keep the rest for later, never wait
+            except OSError:
+                self._stdin_open = False  # it closed its input or exited: reads will tell
+                self._out.clear()
+                return
+            del self._out[:n]
+
+    def _pump(self, timeout: float) -> None:
+        """Write what is pending and read what has arrived, waiting at most ``timeout``."""
+        assert self.proc is not None and self.proc.stdout is not None and self._poll is not None
+        self._flush()
+        fd_out = self.proc.stdout.fileno()
+        stdin_fd = self.proc.stdin.fileno() if self.proc.stdin else -1
+        want_write = bool(self._out) and self._stdin_open
+        if want_write:
+            self._poll.register(stdin_fd, select.POLLOUT)
+        try:
+            events = self._poll.poll(timeout * 1000)
+        finally:
+            if want_write:
+                self._poll.unregister(stdin_fd)
+        for fd, _mask in events:
+            if fd == stdin_fd:
+                self._flush()
+            elif fd == fd_out:
+                self._read(fd_out)
+
+    def _read(self, fd: int) -> None:
         while True:
             try:
-                kind, data = self._lines.get_nowait()
-            except queue.Empty:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
                 return
-            if kind == "line":
-                self._stray.append(f"message out of turn: {data[:80]!r}")
-            else:
-                self._lines.put((kind, data))  # EOF or overflow: keep it for the next read
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._eof = True
                 return
-
-    def _next(self, timeout: float) -> Message:
-        try:
-            kind, data = self._lines.get(timeout=max(0.0, timeout))
-        except queue.Empty:
-            raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms") from None
-        if kind == "eof":
-            self._lines.put(_EOF)
-            code = self._exit_code()
-            self._dead = ("the bot exited" + (f" with code {code}" if code is not None else "")
-                          + " (closed its output)")
-            raise SeatFailure("CRASHED", self._dead)
-        if kind == "overflow":
-            self._dead = f"line longer than the {MAX_LINE}-byte limit"
-            self._kill()
-            raise SeatFailure("PROTOCOL_ERROR", self._dead)
-        try:
-            return decode_line(data)
-        except ProtocolError as exc:
-            raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
+            self._in += chunk
+            while True:
+                i = self._in.find(b"\n")
+                if i < 0:
+                    break
+                if i > MAX_LINE:
+                    break
+                self._lines.append(bytes(self._in[:i]))
+                del self._in[:i + 1]
+            if len(self._in) > MAX_LINE:
+                self._in.clear()
+                self._dead = f"line longer than the {MAX_LINE}-byte limit"
+                self._kill()
+                return
+            if len(chunk) < 1 << 16 and self._lines:
+                return  # drained: spare the system call that would only say so
 
     def _exit_code(self) -> int | None:
         assert self.proc is not None
@@ -137,36 +203,6 @@ class SubprocessSeat(Seat):
             return self.proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
             return None
-
-    # Threads -------------------------------------------------------------------------------
-    def _read_stdout(self, stream: IO[bytes]) -> None:
-        buf = bytearray()
-        overflow = False
-        while True:
-            try:
-                chunk = stream.read(65536)
-            except (OSError, ValueError):
-                chunk = b""
-            if not chunk:
-                self._lines.put(_EOF)
-                return
-            if overflow:
-                continue  # keep draining so that the bot never blocks on a full pipe
-            buf += chunk
-            while True:
-                i = buf.find(b"\n")
-                if i < 0:
-                    break
-                line = bytes(buf[:i])
-                del buf[:i + 1]
-                if len(line) > MAX_LINE:
-                    overflow = True
-                    break
-                self._lines.put(("line", line))
-            if overflow or len(buf) > MAX_LINE:
-                overflow = True
-                buf.clear()
-                self._lines.put(("overflow", b""))
 
     def _drain_stderr(self, stream: IO[bytes]) -> None:
         written = dropped = 0
@@ -191,22 +227,6 @@ class SubprocessSeat(Seat):
             if log is not None:
                 log.close()
 
-    def _write_stdin(self, stream: IO[bytes]) -> None:
-        while True:
-            data = self._out.get()
-            if data is None:
-                break
-            try:
-                view = memoryview(data)
-                while view:
-                    n = stream.write(view)
-                    view = view[n or 0:]
-                stream.flush()
-            except (OSError, ValueError):
-                break  # the bot is gone or closed its input: reads will report it
-        with contextlib.suppress(OSError):
-            stream.close()
-
     # Shutdown ------------------------------------------------------------------------------
     def close(self, grace: float = 1.0) -> None:
         """Polite ``bye``, then SIGTERM to the process group, then SIGKILL; always reaped."""
@@ -214,9 +234,13 @@ class SubprocessSeat(Seat):
             return
         self._closed = True
         proc = self.proc
-        if proc.poll() is None and self._dead is None:
-            self._out.put(encode({"type": "bye"}))
-        self._out.put(None)
+        if proc.poll() is None and self._dead is None and self._stdin_open:
+            self._out += encode({"type": "bye"})
+            self._flush()
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                if not self._out:
+                    proc.stdin.close()
         if not _wait(proc, grace):
             self._signal(signal.SIGTERM)
             if not _wait(proc, grace):
@@ -225,9 +249,10 @@ class SubprocessSeat(Seat):
         self._signal(signal.SIGKILL)  # anything the bot left behind in its group
         for t in self._threads:
             t.join(timeout=grace)
-        for stream in (proc.stdout, proc.stderr):
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):
+                    stream.close()
 
     def _kill(self) -> None:
         self._signal(signal.SIGKILL)
