@@ -215,7 +215,8 @@ class Referee:
         req = self._request
         budget = self.time.decision_ms + rep.bank_ms
         start = time.monotonic()
-        msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms))
+        msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
+                          wire_only=seat.wire_only)
         move: Move | None = None
         failure: tuple[str, str] | None = None
         retries = 0

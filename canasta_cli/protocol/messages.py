@@ -21,6 +21,7 @@ from ..core import (
 from ..core.cards import KIND_OF, KIND_TEXT
 from ..core.events import Event
 from ..core.moves import Add, Answer, Discard, Meld, TakePile
+from ..core.state import MeldState
 
 PROTOCOL = "canasta/1"
 MAX_LINE = 1 << 20  # bytes, newline excluded, in both directions
@@ -114,18 +115,43 @@ def _move_parts(move: Move) -> tuple[dict[str, Any], str]:
 
 
 def act_message(game: int, request: int, state: GameState, moves: list[Move],
-                deadline_ms: int, bank_ms: int) -> dict[str, Any]:
+                deadline_ms: int, bank_ms: int, wire_only: bool = False) -> dict[str, Any]:
+    """The request to act.  ``wire_only`` (for seats that only want the bytes) leaves the
+    listed moves out of the dict; the wire form always has everything."""
     seat = state.actor
     obs = observation(state, seat, history=False)
     parts = [_move_parts(m) for m in moves]
     msg = Prepared(type="act", game=game, id=request, seat=seat, observation=obs,
-                   moves=[{"index": i, **p[0]} for i, p in enumerate(parts)],
+                   moves=[] if wire_only else [{"index": i, **p[0]} for i, p in enumerate(parts)],
                    deadline_ms=deadline_ms, bank_ms=bank_ms)
     moves_text = ",".join(f'{{"index":{i},{p[1]}' for i, p in enumerate(parts))
     msg.wire = (f'{{"type":"act","game":{game},"id":{request},"seat":{seat},"observation":'
-                f'{_ENCODER.encode(obs)},"moves":[{moves_text}],"deadline_ms":{deadline_ms},'
-                f'"bank_ms":{bank_ms}}}\n').encode()
+                f'{_observation_text(obs, state)},"moves":[{moves_text}],'
+                f'"deadline_ms":{deadline_ms},"bank_ms":{bank_ms}}}\n').encode()
     return msg
+
+
+def _observation_text(obs: dict[str, Any], state: GameState) -> str:
+    """JSON of ``obs`` with the melds spliced in from each meld's cached text (melds are the
+    bulk of an observation and rarely change)."""
+    light = dict(obs)
+    del light["melds"]
+    melds = ",".join("[" + ",".join(_meld_text(m) for m in row if m is not None) + "]"
+                     for row in state.melds)
+    return f'{_ENCODER.encode(light)[:-1]},"melds":[{melds}]}}'
+
+
+_MELD_TEXT: dict[int, tuple[MeldState, str]] = {}
+
+
+def _meld_text(meld: MeldState) -> str:
+    hit = _MELD_TEXT.get(id(meld))
+    if hit is None or hit[0] is not meld:
+        if len(_MELD_TEXT) > 50_000:
+            _MELD_TEXT.clear()
+        hit = (meld, _ENCODER.encode(meld.to_json()))
+        _MELD_TEXT[id(meld)] = hit
+    return hit[1]
 
 
 def error_message(request: int | None, code: str, message: str, retry: bool) -> dict[str, Any]:

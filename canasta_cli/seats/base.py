@@ -26,6 +26,7 @@ class Seat(abc.ABC):
     """
 
     name: str = "seat"
+    wire_only: bool = False  # True: only the encoded form of a message is used
 
     @abc.abstractmethod
     def start(self, hello: Message, timeout: float) -> Message: ...

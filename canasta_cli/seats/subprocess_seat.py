@@ -34,8 +34,10 @@ def bot_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 class SubprocessSeat(Seat):
-    """Talks to the bot on the caller's thread with non-blocking pipes and ``select``, so a
+    """Talks to the bot on the caller's thread with non-blocking pipes and ``poll``, so a
     round trip costs two system calls and no thread hand-off; only stderr has a thread."""
+
+    wire_only = True
 
     def __init__(self, command: str | list[str], name: str | None = None,
                  stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
