@@ -88,7 +88,8 @@ def _percentile(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
 
 
-def bench_protocol(bot: list[str], games: int = 3, seed: int = 0) -> ProtocolBench:
+def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
+                   spin_us: int = 300) -> ProtocolBench:
     """Per-decision round trip through a subprocess bot, referee included, against the floor:
     the very same bytes (the events since the seat's last turn, then the request) written to a
     bare echo process that parses every JSON line and answers each request with a fixed line.
@@ -109,7 +110,7 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0) -> ProtocolBen
             return super().request(msg, timeout)
 
     rules = CLASSIC.with_options(max_hands=1)
-    seats: list[Seat] = [Capturing(bot, name=f"bot{i}") for i in range(4)]
+    seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(4)]
     ref = Referee(seats, rules)
     ref.start()
     t0 = time.perf_counter()

@@ -135,6 +135,9 @@ def match(
     on_failure: Annotated[str, typer.Option(
         help="After a bot fails: 'default' (the referee plays a default move) or 'forfeit'.")]
     = "default",
+    spin_us: Annotated[int, typer.Option(
+        help="Microseconds to poll for a bot's answer before sleeping (0: sleep at once).",
+        min=0)] = 300,
 ) -> None:
     """Play games between bots and print a results table."""
     from .match import run_match
@@ -148,7 +151,8 @@ def match(
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     try:
         result = run_match(seat, r, games, seed, record, tc,
-                           "forfeit" if on_failure == "forfeit" else "default", transcript)
+                           "forfeit" if on_failure == "forfeit" else "default", transcript,
+                           spin_us)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if as_json:
@@ -254,6 +258,8 @@ def bench_protocol_cmd(
                                      " Python).")] = "",
     games: Annotated[int, typer.Option(help="One-hand games to time.", min=1)] = 3,
     seed: int = 0,
+    spin_us: Annotated[int, typer.Option(
+        help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
 ) -> None:
     """Round trip per decision through a subprocess bot vs a bare JSON echo; game times."""
     import shlex
@@ -261,7 +267,7 @@ def bench_protocol_cmd(
 
     from .bench import bench_protocol
     argv = shlex.split(bot) if bot else [sys.executable, str(_bots_dir() / "random_bot.py")]
-    b = bench_protocol(argv, games, seed)
+    b = bench_protocol(argv, games, seed, spin_us)
     typer.echo(f"decisions measured: {b.decisions}")
     typer.echo(f"round trip, referee + bot:  median {b.referee_median_ms:.3f} ms"
                f"  p90 {b.referee_p90_ms:.3f} ms")

@@ -45,10 +45,11 @@ class MatchResult:
 def run_match(specs: list[str], rules: Ruleset, games: int, seed: int,
               record_dir: Path | None, time_control: TimeControl,
               on_failure: FailurePolicy = "default",
-              transcript_dir: Path | None = None) -> MatchResult:
+              transcript_dir: Path | None = None, spin_us: int = 300) -> MatchResult:
     """Game g is played from seed ``seed + g - 1``; bots stay alive across games."""
     log_dir = record_dir or Path(tempfile.mkdtemp(prefix="canasta-logs-"))
-    seats: list[Seat] = [make_seat(spec, i, seed, log_dir) for i, spec in enumerate(specs)]
+    seats: list[Seat] = [make_seat(spec, i, seed, log_dir, spin_us)
+                         for i, spec in enumerate(specs)]
     if transcript_dir is not None:
         seats = [TranscriptSeat(s, transcript_dir / f"seat{i}.jsonl") for i, s in enumerate(seats)]
     referee = Referee(seats, rules, time_control, on_failure, record_dir)

@@ -9,7 +9,8 @@ from .policy import builtin_seat
 from .subprocess_seat import SubprocessSeat
 
 
-def make_seat(spec: str, index: int, seed: int, log_dir: Path | None) -> Seat:
+def make_seat(spec: str, index: int, seed: int, log_dir: Path | None,
+              spin_us: int = 300) -> Seat:
     spec = spec.strip()
     if not spec:
         raise ValueError(f"seat {index}: empty command")
@@ -19,4 +20,4 @@ def make_seat(spec: str, index: int, seed: int, log_dir: Path | None) -> Seat:
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
         log = log_dir / f"seat{index}.stderr.log"
-    return SubprocessSeat(spec, name=spec, stderr_log=log)
+    return SubprocessSeat(spec, name=spec, stderr_log=log, spin_us=spin_us)

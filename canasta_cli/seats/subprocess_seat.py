@@ -41,7 +41,7 @@ class SubprocessSeat(Seat):
 
     def __init__(self, command: str | list[str], name: str | None = None,
                  stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
-                 cwd: str | None = None) -> None:
+                 cwd: str | None = None, spin_us: int = 300) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty bot command")
@@ -49,6 +49,9 @@ class SubprocessSeat(Seat):
         self.stderr_log = stderr_log
         self.stderr_limit = stderr_limit
         self.cwd = cwd
+        # Poll without sleeping this long before blocking: a quick bot's answer is then picked
+        # up at once instead of after a scheduler wake-up (0 turns it off).
+        self.spin = spin_us / 1e6
         self.proc: subprocess.Popen[bytes] | None = None
         self._out = bytearray()      # waiting to be written to the bot
         self._in = bytearray()       # read from the bot, not yet a whole line
@@ -107,6 +110,16 @@ class SubprocessSeat(Seat):
         deadline = time.monotonic() + max(0.0, timeout)
         self._take_strays()  # lines read earlier were not asked for (``unsolicited`` reads)
         self.send(msg)
+        self._flush()
+        if self.spin and not self._out:
+            assert self.proc is not None and self.proc.stdout is not None
+            assert self._poll is not None
+            fd = self.proc.stdout.fileno()
+            until = min(deadline, time.monotonic() + self.spin)
+            while not self._lines and not self._eof and self._dead is None \
+                    and time.monotonic() < until:
+                if self._poll.poll(0):
+                    self._read(fd)
         while not self._lines:
             if self._eof:
                 code = self._exit_code()
