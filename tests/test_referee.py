@@ -190,3 +190,20 @@ def test_a_huge_message_to_a_bot_that_never_reads_cannot_block_the_referee() -> 
     assert err.value.status == "TIMEOUT"
     seat.close(grace=0.5)
     assert _gone(seat)
+
+
+def test_stdout_flood_is_counted_not_stored_and_the_game_survives(tmp_path: Path) -> None:
+    seat = broken("flood")
+    result = play([seat, *_others()], tmp=tmp_path)
+    report = result.seats[0]
+    assert report["status"] == "PROTOCOL_ERROR"
+    assert any("more messages out of turn" in e for e in report["errors"])
+    assert result.hands == 1
+    assert (tmp_path / "game-0001.jsonl").stat().st_size < 2_000_000
+    assert _gone(seat)
+
+
+def test_move_objects_are_accepted() -> None:
+    result = play([broken("object"), *_others()])
+    report = result.seats[0]
+    assert report["status"] == "OK" and report["default_moves"] == 0, report

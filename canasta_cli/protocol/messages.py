@@ -187,6 +187,8 @@ def read_reply(msg: dict[str, Any], request: int, state: GameState,
             raise IllegalReply(f"index {index} is out of range: there are {len(moves)} moves")
         return moves[index]
     text = msg.get("move")
+    if isinstance(text, dict):
+        text = move_text_from_json(text)
     if isinstance(text, str):
         top = KIND_OF[state.pile[-1]] if state.pile else None
         try:
@@ -198,7 +200,30 @@ def read_reply(msg: dict[str, Any], request: int, state: GameState,
             raise IllegalReply(f"{text!r} is not legal: {explain(state, move)}")
         return move
     raise ProtocolError("PROTOCOL_ERROR", "a 'move' message needs 'index' (a number) or"
-                        " 'move' (a move in notation)")
+                        " 'move' (a move in notation, or a move object as listed in 'moves')")
+
+
+def move_text_from_json(obj: dict[str, Any]) -> str:
+    """A move object (the fields of a listed move, ``index`` not needed) in notation."""
+    if isinstance(obj.get("text"), str):
+        return str(obj["text"])
+    action = obj.get("action")
+    try:
+        if action in ("draw", "ask", "yes", "no", "end"):
+            return str(action)
+        if action in ("pile", "meld"):
+            rank = str(obj["rank"])
+            cards = ([rank] * int(obj["naturals"]) + ["2"] * int(obj.get("deuces", 0))
+                     + ["Jo"] * int(obj.get("jokers", 0)))
+            return " ".join([action, *cards])
+        if action == "add":
+            return f"add {obj['rank']} {obj['card']}"
+        if action == "discard":
+            return f"discard {obj['card']}"
+    except (KeyError, TypeError, ValueError):
+        pass
+    raise IllegalReply(f"cannot read the move object {json.dumps(obj)[:80]}: it needs 'text', or"
+                       " 'action' with the fields of a listed move")
 
 
 class IllegalReply(ValueError):

@@ -146,8 +146,13 @@ class SubprocessSeat(Seat):
         return out
 
     def _take_strays(self) -> None:
-        for line in self._lines:
+        """Lines nobody asked for: keep a few as evidence, count the rest (a flood stays cheap)."""
+        if not self._lines:
+            return
+        for line in self._lines[:3]:
             self._stray.append(f"message out of turn: {line[:80]!r}")
+        if len(self._lines) > 3:
+            self._stray.append(f"... and {len(self._lines) - 3} more messages out of turn")
         self._lines.clear()
 
     # I/O -----------------------------------------------------------------------------------

@@ -57,6 +57,14 @@ def main() -> None:  # noqa: C901 - one branch per failure
             sys.stdout.write("[" + "1," * 5_000_000 + "1]\n")
             sys.stdout.flush()
             continue
+        elif MODE == "flood":
+            for i in range(5000):
+                out({"type": "chatter", "n": i})
+        elif MODE == "object":
+            legal = request["moves"][rng.randrange(len(request["moves"]))]
+            out({"type": "move", "id": request["id"],
+                 "move": {k: v for k, v in legal.items() if k not in ("index", "text")}})
+            continue
         elif MODE == "illegal":
             out({"type": "move", "id": request["id"], "index": 9999})
             continue
