@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import KIND_OF, TEXT_OF, display_sorted
+from .cards import BLACK3, DEUCE, JOKER, KIND_OF, TEXT_OF, display_sorted
 from .legality import frozen_against
 from .state import GameState, Phase
 
@@ -33,7 +33,7 @@ def observation(state: GameState, seat: int, history: bool = True) -> dict[str, 
         "pile_size": len(state.pile),
         "pile_frozen": state.pile_frozen,
         "pile_frozen_for_me": frozen_against(state, side),
-        "pile_stopped": top is not None and KIND_OF[top] in (11, 12, 13),
+        "pile_stopped": top is not None and KIND_OF[top] in (DEUCE, JOKER, BLACK3),
         "stock_size": len(state.stock),
         "scores": list(state.scores),
         "minimums": [rules.initial_minimum(s) for s in state.scores],
