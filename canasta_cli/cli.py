@@ -70,6 +70,64 @@ def rules(rules: RulesOpt = "classic", set_: SetOpt = None,
 
 
 @app.command()
+def play(
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for the deal (default: random).")]
+    = None,
+    seat: Annotated[list[str] | None, typer.Option(
+        "--seat", "-s", help="Every seat in order: 'human' (or human:NAME), builtin:greedy,"
+        " builtin:random or a bot command. Default: you in seat 0, greedy players elsewhere.")]
+    = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue a saved game.")] = None,
+    save_dir: Annotated[Path | None, typer.Option(
+        help="Where games are saved (default: ~/.local/share/canasta/games).")] = None,
+    ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols.")]
+    = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
+    = False,
+) -> None:
+    """Play Canasta at the prompt against built-in players or bots."""
+    import random as _random
+
+    from . import play as playmod
+    from .referee import TimeControl
+    from .replay import RecordError
+    table = playmod.make_table(ascii_only, no_color)
+    tc = TimeControl()
+    try:
+        if resume is not None:
+            args = playmod.resume_args(resume)
+            record = resume
+            table.terminal.show(f"Resuming {resume} ({len(args['prefix'])} moves so far).")
+        else:
+            r = load_rules(rules, set_)
+            specs = seat or playmod.default_seats(r.players)
+            if len(specs) != r.players:
+                raise _fail(f"{r.name} needs {r.players} seats (--seat once per player), got"
+                            f" {len(specs)}")
+            if not any(s == "human" or s.startswith("human:") for s in specs):
+                raise _fail("no human seat: use --seat human for at least one seat (or"
+                            " 'canasta match' for bots only)")
+            game_seed = seed if seed is not None else _random.SystemRandom().randrange(10**9)
+            record = playmod.new_save_path(save_dir or playmod.save_dir(), game_seed)
+            args = {"specs": specs, "rules": r, "seed": game_seed, "dealer": None,
+                    "decks": None, "prefix": None}
+        result = playmod.run(args["specs"], args["rules"], args["seed"], record, table, tc,
+                             args["dealer"], args["decks"], args["prefix"])
+    except RecordError as exc:
+        raise _fail(str(exc)) from None
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    if result.reason == "saved":
+        table.terminal.show(f"Game saved to {record}\nResume with: canasta play --resume"
+                            f" {record}")
+    else:
+        table.terminal.show(f"The game is recorded in {record}\nReplay it with: canasta"
+                            f" replay {record}")
+
+
+@app.command()
 def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
          seed: Annotated[int, typer.Option(help="Seed for the deal and the players.")] = 1,
          deck: Annotated[Path | None, typer.Option(help="Stacked deck file (docs/DECKS.md).")]

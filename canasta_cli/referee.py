@@ -39,7 +39,7 @@ from .protocol.messages import (
     hello_message,
     read_reply,
 )
-from .seats.base import Seat, SeatFailure
+from .seats.base import Interrupted, Seat, SeatFailure
 
 FailurePolicy = Literal["default", "forfeit"]
 STATUSES = ("OK", "TIMEOUT", "CRASHED", "PROTOCOL_ERROR", "ILLEGAL_MOVE")
@@ -104,6 +104,20 @@ class GameResult:
                 "forfeit": self.forfeit, "record": self.record}
 
 
+def _recorded_move(state: GameState, line: dict[str, Any]) -> tuple[Move, str]:
+    """A move line of a record, checked against the game as replayed so far."""
+    from .core import parse_move
+    from .core.cards import KIND_OF
+    if line.get("seat") != state.actor:
+        raise ValueError(f"the record has seat {line.get('seat')} moving, but it is seat"
+                         f" {state.actor}'s turn")
+    top = KIND_OF[state.pile[-1]] if state.pile else None
+    move = parse_move(str(line.get("move")), top_rank=top)
+    if move not in legal_moves(state):
+        raise ValueError(f"recorded move {line.get('move')!r} is not legal at that point")
+    return move, str(line.get("by", "bot"))
+
+
 def default_move(moves: list[Move]) -> Move:
     """What the referee plays for a seat that failed: draw, else answer no, else the first
     discard, else the first legal move (all of them keep the game legal)."""
@@ -165,12 +179,16 @@ class Referee:
 
     # A game ----------------------------------------------------------------------------------
     def play(self, game: int = 1, seed: int = 0, decks: list[list[int]] | None = None,
-             dealer: int | None = None) -> GameResult:
+             dealer: int | None = None, prefix: list[dict[str, Any]] | None = None,
+             record_file: Path | None = None) -> GameResult:
+        """Play one game.  ``prefix`` holds recorded ``move`` lines to replay first (resuming a
+        saved game): the seats see those events but are not asked.  A person quitting
+        (``Interrupted``) ends the game as "saved"; its record is the save."""
         self.start()
         rules = self.rules
         state = new_game(rules, seed=seed, decks=decks or [], dealer=dealer)
         names = [s.name for s in self.seats]
-        record = self._open_record(game)
+        record = self._open_record(game, record_file)
         for rep in self.reports:
             rep.bank_ms = float(self.time.bank_ms)
         self._write(record, {"type": "header", "protocol": PROTOCOL, "game": game, "seed": seed,
@@ -184,6 +202,8 @@ class Referee:
             self._send(i, game_start_message(game, i, rules, names))
         sent: Any = None
         forfeit: int | None = None
+        saved = False
+        pending = list(prefix or [])
         try:
             while True:
                 sent = self._publish(game, state, sent, record)
@@ -191,7 +211,15 @@ class Referee:
                     break
                 moves = legal_moves(state)
                 actor = state.actor
-                move, by = self._decide(game, state, moves, record)
+                move: Move | None
+                if pending:
+                    move, by = _recorded_move(state, pending.pop(0))
+                else:
+                    try:
+                        move, by = self._decide(game, state, moves, record)
+                    except Interrupted:
+                        saved = True
+                        break
                 if move is None:
                     forfeit = actor
                     break
@@ -199,7 +227,7 @@ class Referee:
                 self._write(record, {"type": "move", "seat": actor, "move": format_move(move),
                                      "by": by})
         finally:
-            result = self._finish(game, seed, state, forfeit, record)
+            result = self._finish(game, seed, state, forfeit, record, saved)
         return result
 
     def _decide(self, game: int, state: GameState, moves: list[Move],
@@ -213,7 +241,7 @@ class Referee:
             return default_move(moves), "default"
         self._request += 1
         req = self._request
-        budget = self.time.decision_ms + rep.bank_ms
+        budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
         start = time.monotonic()
         msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
                           wire_only=seat.wire_only)
@@ -249,7 +277,7 @@ class Referee:
         used = (time.monotonic() - start) * 1000
         rep.time_ms += used
         over = used - self.time.decision_ms
-        if over > 0:
+        if over > 0 and seat.timed:
             rep.bank_ms = max(0.0, rep.bank_ms - over)
         for stray in seat.unsolicited():
             self._note(record, actor, "PROTOCOL_ERROR", stray)
@@ -297,9 +325,11 @@ class Referee:
         return state.log
 
     def _finish(self, game: int, seed: int, state: GameState, forfeit: int | None,
-                record: IO[str] | None) -> GameResult:
+                record: IO[str] | None, saved: bool = False) -> GameResult:
         rules = self.rules
         winner, reason = state.winner, state.game_end_reason or "unfinished"
+        if saved:
+            reason = "saved"
         if forfeit is not None:
             loser = rules.side_of(forfeit)
             others = [s for s in range(rules.sides) if s != loser]
@@ -320,11 +350,13 @@ class Referee:
         return result
 
     # Records -------------------------------------------------------------------------------
-    def _open_record(self, game: int) -> IO[str] | None:
-        if self.record_dir is None:
-            return None
-        self.record_dir.mkdir(parents=True, exist_ok=True)
-        return open(self.record_dir / f"game-{game:04d}.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+    def _open_record(self, game: int, path: Path | None = None) -> IO[str] | None:
+        if path is None:
+            if self.record_dir is None:
+                return None
+            path = self.record_dir / f"game-{game:04d}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return open(path, "w", encoding="utf-8")  # noqa: SIM115
 
     @staticmethod
     def _write(record: IO[str] | None, obj: dict[str, Any]) -> None:

@@ -7,6 +7,8 @@ a seat may see is decided in one place (the core) and worded in one place (this 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..core import (
@@ -41,9 +43,11 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 class Prepared(dict[str, Any]):
     """A message that already knows its wire form (requests to act are built on the hot path
-    of every decision, so they are encoded from cached pieces)."""
+    of every decision, so they are encoded from cached pieces).  ``explain`` is for in-process
+    seats only and never goes on the wire."""
 
     wire: bytes
+    explain: Callable[[Move], str]
 
 
 def encode(msg: dict[str, Any]) -> bytes:
@@ -128,7 +132,15 @@ def act_message(game: int, request: int, state: GameState, moves: list[Move],
     msg.wire = (f'{{"type":"act","game":{game},"id":{request},"seat":{seat},"observation":'
                 f'{_observation_text(obs, state)},"moves":[{moves_text}],'
                 f'"deadline_ms":{deadline_ms},"bank_ms":{bank_ms}}}\n').encode()
+    msg.explain = partial(_explain, state)
     return msg
+
+
+def _explain(state: GameState, move: Move) -> str:
+    """Why ``move`` is not legal for the player to act: it reads only that player's hand and
+    the table, so an in-process seat may use it to explain a refused move before sending."""
+    from ..core.explain import explain
+    return explain(state, move)
 
 
 def _observation_text(obs: dict[str, Any], state: GameState) -> str:

@@ -17,6 +17,10 @@ class SeatFailure(Exception):
         self.reason = reason
 
 
+class Interrupted(Exception):
+    """A person stopped the game (quit, Ctrl-C, Ctrl-D); the record so far is the save."""
+
+
 class Seat(abc.ABC):
     """A player behind the protocol.
 
@@ -27,6 +31,7 @@ class Seat(abc.ABC):
 
     name: str = "seat"
     wire_only: bool = False  # True: only the encoded form of a message is used
+    timed: bool = True  # False for people: no deadline, no time bank
 
     @abc.abstractmethod
     def start(self, hello: Message, timeout: float) -> Message: ...

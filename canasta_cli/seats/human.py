@@ -1,0 +1,135 @@
+"""The human seat: the table, redrawn at each decision, and the prompt.
+
+It receives exactly the protocol messages a bot would and answers ``act`` requests with the
+move a person typed.  Several human seats may share one terminal (hot-seat play): each
+hand is hidden until its owner presses Enter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.cards import parse_kind
+from ..core.notation import NOTATION_HELP
+from ..protocol.messages import PROTOCOL
+from ..ui.prompt import Choice, InputError, Terminal, check_input
+from ..ui.render import Style, render_hand_end, render_table
+from .base import Interrupted, Message, Seat
+
+HELP = f"""Commands: help, moves (list the legal moves), score, quit (saves the game).
+Type a move and press Enter; Tab completes from the legal moves, Up/Down recalls history.
+{NOTATION_HELP}
+Rules in short: draw or take the pile, meld (3+ cards of a rank, wild cards never more than the
+naturals nor over 3), discard one card.  Your side's first melds of a hand must reach the
+minimum shown.  Going out needs a canasta (7+ cards).  Full rules: canasta rules, docs/RULES.md.
+"""
+
+
+class SharedTable:
+    """State shared by the human seats of one terminal: what has been shown already."""
+
+    def __init__(self, terminal: Terminal, style: Style) -> None:
+        self.terminal = terminal
+        self.style = style
+        self.humans: list[int] = []
+        self.last_actor: int | None = None
+        self.shown: set[tuple[str, int, int]] = set()
+
+    def once(self, key: tuple[str, int, int]) -> bool:
+        if key in self.shown:
+            return False
+        self.shown.add(key)
+        return True
+
+
+class HumanSeat(Seat):
+    timed = False
+
+    def __init__(self, table: SharedTable, name: str = "you") -> None:
+        self.table = table
+        self.name = name
+        self.seat = 0
+        self.names: list[str] = []
+        self.recent: list[dict[str, Any]] = []
+        self.obs: dict[str, Any] | None = None
+        self.game = 0
+        self.partnerships = True
+
+    def start(self, hello: Message, timeout: float) -> Message:
+        self.seat = int(hello["seat"])
+        self.table.humans.append(self.seat)
+        return {"type": "ready", "protocol": PROTOCOL, "name": self.name}
+
+    def send(self, msg: Message) -> None:
+        kind = msg.get("type")
+        if kind == "game_start":
+            self.seat, self.game = int(msg["seat"]), int(msg["game"])
+            self.names = list(msg["names"])
+            self.partnerships = int(msg["players"]) in (4, 6)
+            self.recent = []
+        elif kind == "event":
+            event = msg["event"]
+            self.recent.append(event)
+            if event["type"] == "hand_started":
+                self.recent = [event]
+            if event["type"] == "hand_ended" and self.table.once(("hand", self.game,
+                                                                  event["hand"])):
+                my_side = self.seat % 2 if self.partnerships else self.seat
+                self.table.terminal.show(render_hand_end(event, my_side, self.partnerships,
+                                                         self.table.style))
+        elif kind == "game_end" and msg["reason"] != "saved" \
+                and self.table.once(("game", self.game, 0)):
+            winner = msg["winner"]
+            my_side = self.seat % 2 if self.partnerships else self.seat
+            verdict = ("a draw" if winner is None else
+                       "you win!" if winner == my_side and len(self.table.humans) == 1 else
+                       f"{'side' if self.partnerships else 'player'} {winner} wins")
+            self.table.terminal.show(self.table.style.bold(
+                f"== Game over ({msg['reason']}): {verdict} Final scores: "
+                + " / ".join(str(s) for s in msg["scores"]) + " =="))
+        elif kind == "error":
+            self.table.terminal.show(self.table.style.warn(f"Referee: {msg['message']}"))
+
+    def request(self, msg: Message, timeout: float) -> Message:
+        if msg.get("type") != "act":
+            raise Interrupted()
+        terminal, style = self.table.terminal, self.table.style
+        obs = msg["observation"]
+        self.obs = obs
+        if len(self.table.humans) > 1 and self.table.last_actor != self.seat:
+            terminal.clear()
+            terminal.pause(f"Seat {self.seat} ({self.name}): press Enter when nobody else can see"
+                           " the screen. ")
+        self.table.last_actor = self.seat
+        terminal.show("")
+        terminal.show(render_table(obs, self.recent, self.names, style))
+        self.recent = []
+        legal = [m["text"] for m in msg["moves"]]
+        top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None
+        explain = getattr(msg, "explain", None)
+        if obs["phase"] == "answer":
+            asker = obs["turn_seat"]
+            terminal.show(style.bold(f"Seat {asker}, your partner, asks: may I go out?"))
+            prompt = "Answer yes or no> "
+        else:
+            prompt = f"Seat {self.seat}, your move> "
+
+        def check(text: str) -> Choice:
+            return check_input(text, legal, top, explain)
+
+        while True:
+            choice = terminal.read_line(prompt, check, lambda: [*legal, "help", "moves",
+                                                               "score", "quit"])
+            if choice.move is not None:
+                return {"type": "move", "id": msg["id"], "move": choice.move}
+            if choice.command == "quit":
+                raise Interrupted()
+            if choice.command == "help":
+                terminal.show(HELP)
+            elif choice.command == "moves":
+                terminal.show("Legal moves: " + ", ".join(legal))
+            elif choice.command == "score":
+                terminal.show(render_table(obs, [], self.names, style))
+
+
+__all__ = ["HumanSeat", "InputError", "SharedTable"]

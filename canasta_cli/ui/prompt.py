@@ -1,0 +1,133 @@
+"""Reading a person's move: completion from the legal moves, validation with reasons, history.
+
+``check_input`` is the one judge of what a person typed; the prompt-toolkit completer and
+validator, and the plain line reader used when stdin is not a terminal, all go through it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import IO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+from prompt_toolkit.validation import ValidationError, Validator
+
+from ..core import Move, NotationError, format_move, parse_move
+from ..seats.base import Interrupted
+
+COMMANDS = ("help", "moves", "score", "quit")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a line of input means: a command, or a legal move in canonical notation."""
+
+    command: str | None = None
+    move: str | None = None
+
+
+class InputError(ValueError):
+    """A line that is neither a command nor a legal move; the message says why."""
+
+
+def check_input(text: str, legal: list[str], top_rank: int | None,
+                explain: Callable[[Move], str] | None) -> Choice:
+    words = text.strip()
+    if not words:
+        raise InputError("type a move (Tab completes), or 'moves' to list them, 'help' for help")
+    low = words.lower()
+    if low in COMMANDS or low == "?":
+        return Choice(command="help" if low == "?" else low)
+    try:
+        move = parse_move(words, top_rank=top_rank)
+    except NotationError as exc:
+        raise InputError(str(exc)) from None
+    text_move = format_move(move)
+    if text_move in legal:
+        return Choice(move=text_move)
+    if explain is not None:
+        raise InputError(f"'{text_move}' is not allowed: {explain(move)}")
+    raise InputError(f"'{text_move}' is not a legal move now; type 'moves' to list them")
+
+
+class MoveCompleter(Completer):
+    """Completes whole moves (and commands) from what has been typed so far."""
+
+    def __init__(self, options: Callable[[], Iterable[str]]) -> None:
+        self.options = options
+
+    def get_completions(self, document: Document,
+                        complete_event: CompleteEvent) -> Iterable[Completion]:
+        typed = document.text_before_cursor.lstrip().lower()
+        for option in self.options():
+            if option.lower().startswith(typed):
+                yield Completion(option, start_position=-len(document.text_before_cursor))
+
+
+class MoveValidator(Validator):
+    def __init__(self, check: Callable[[str], Choice]) -> None:
+        self.check = check
+
+    def validate(self, document: Document) -> None:
+        try:
+            self.check(document.text)
+        except InputError as exc:
+            raise ValidationError(message=str(exc), cursor_position=len(document.text)) from None
+
+
+class Terminal:
+    """Where a person plays: a prompt-toolkit session on a terminal, or plain lines on pipes."""
+
+    def __init__(self, interactive: bool, out: IO[str] | None = None,
+                 pt_input: Input | None = None, pt_output: Output | None = None) -> None:
+        self.interactive = interactive
+        self.out = out or sys.stdout
+        self.session: PromptSession[str] | None = None
+        if interactive:
+            self.session = PromptSession(history=InMemoryHistory(), input=pt_input,
+                                         output=pt_output)
+
+    def show(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def clear(self) -> None:
+        if self.interactive:
+            self.out.write("\x1b[2J\x1b[H")
+            self.out.flush()
+
+    def pause(self, text: str) -> None:
+        """Wait for Enter on a terminal (hot-seat hand-over, end of hand); nothing on pipes."""
+        if self.interactive:
+            self.read_line(text, lambda t: Choice(command="continue"), lambda: [])
+
+    def read_line(self, prompt: str, check: Callable[[str], Choice],
+                  options: Callable[[], Iterable[str]]) -> Choice:
+        """A checked line of input.  Ctrl-C, Ctrl-D and the end of input raise Interrupted."""
+        while True:
+            try:
+                if self.session is not None:
+                    text = self.session.prompt(prompt, completer=MoveCompleter(options),
+                                               validator=MoveValidator(check),
+                                               validate_while_typing=False,
+                                               complete_while_typing=True)
+                else:
+                    self.out.write(prompt)
+                    self.out.flush()
+                    line = sys.stdin.readline()
+                    if not line:
+                        raise EOFError
+                    text = line.rstrip("\n")
+                    self.out.write(text + "\n")  # echo, so that a log reads like a session
+            except (EOFError, KeyboardInterrupt):
+                raise Interrupted() from None
+            try:
+                return check(text)
+            except InputError as exc:
+                self.show(f"  {exc}")

@@ -1,0 +1,147 @@
+"""Text for people: cards with suit symbols and colour, the table, score tables.
+
+Everything here works from protocol messages (observation, event views), exactly what the
+human's seat may see.  Colour follows NO_COLOR and the terminal; ``ascii`` drops symbols.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..describe import describe_event
+
+SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+RANK_ORDER = ["Jo", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3"]
+
+
+@dataclass(frozen=True)
+class Style:
+    color: bool = True
+    ascii: bool = False
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def red(self, text: str) -> str:
+        return self._wrap("31", text)
+
+    def wild(self, text: str) -> str:
+        return self._wrap("35;1", text)
+
+    def good(self, text: str) -> str:
+        return self._wrap("32", text)
+
+    def warn(self, text: str) -> str:
+        return self._wrap("33", text)
+
+    def card(self, card: str) -> str:
+        """``Kh`` as K♥ in red, wild cards marked; ``Kh`` / ``*2c`` in ASCII."""
+        if card == "Jo":
+            return self.wild("Jo*" if self.ascii else "Jo\u2605")
+        rank, suit = card[:-1], card[-1]
+        shown = rank + (suit if self.ascii else SYMBOLS[suit])
+        if rank == "2":
+            return self.wild(shown + "*")
+        return self.red(shown) if suit in "dh" else shown
+
+
+def rank_of(card: str) -> str:
+    return "Jo" if card == "Jo" else card[:-1]
+
+
+def hand_line(cards: list[str], style: Style) -> str:
+    """Grouped by rank, wild cards first: ``Jo★ 2♣* | A♦ | Q♣ Q♥ | 7♣ 7♥``."""
+    groups: dict[str, list[str]] = {}
+    for c in cards:
+        groups.setdefault(rank_of(c), []).append(c)
+    order = sorted(groups, key=lambda r: RANK_ORDER.index(r) if r in RANK_ORDER else 99)
+    return " | ".join(" ".join(style.card(c) for c in groups[r]) for r in order)
+
+
+def meld_line(meld: dict[str, Any], style: Style) -> str:
+    cards = " ".join(style.card(c) for c in meld["cards"])
+    n = len(meld["cards"])
+    tag = f"{n}"
+    if meld.get("canasta"):
+        kind = meld["canasta"] + (" concealed" if meld.get("concealed") else "")
+        tag = style.good(f"{n}, {kind} canasta")
+    return f"{meld['rank']}s: {cards} ({tag})"
+
+
+def side_name(side: int, my_side: int, partnerships: bool) -> str:
+    if side == my_side:
+        return "us" if partnerships else "you"
+    return "them" if partnerships else f"player {side}"
+
+
+def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[str],
+                 style: Style) -> str:
+    seat, side = obs["seat"], obs["side"]
+    sides = len(obs["scores"])
+    partnerships = obs["players"] in (4, 6)
+    lines = []
+    who = "you" if obs["to_act"] == seat else f"seat {obs['to_act']}"
+    lines.append(style.bold(f"== Hand {obs['hand_no']} - seat {seat} ({names[seat]}) - "
+                            f"{obs['phase'].replace('_', ' ')} - {who} to act =="))
+    if recent:
+        lines.append(style.dim("Since your last turn:"))
+        for e in recent[-14:]:
+            lines.append("  " + describe_event(e))
+    score_bits = []
+    for s in range(sides):
+        melded = "" if obs["side_melded"][s] else f", needs {obs['minimums'][s]} to meld"
+        score_bits.append(f"{side_name(s, side, partnerships)} {obs['scores'][s]}{melded}")
+    lines.append("Scores: " + " | ".join(score_bits))
+    top = style.card(obs["pile_top"]) if obs["pile_top"] else "-"
+    pile = f"Pile {obs['pile_size']} card(s), top {top}"
+    if obs["pile_stopped"]:
+        pile += style.warn(" - stopped (a wild card or black three is on top)")
+    elif obs["pile_frozen"]:
+        pile += style.warn(" - frozen (a wild card or red three is in it)")
+    elif obs["pile_frozen_for_me"]:
+        pile += style.warn(" - frozen for you (your side has not melded)")
+    lines.append(f"Stock {obs['stock_size']} | {pile}")
+    for s in range(sides):
+        red = " ".join(style.card(c) for c in obs["red_threes"][s]) or "-"
+        lines.append(f"{side_name(s, side, partnerships).capitalize()}: red threes {red}")
+        for meld in obs["melds"][s]:
+            lines.append("    " + meld_line(meld, style))
+    counts = ", ".join(f"seat {i}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
+    lines.append(f"Cards in hand: {counts}")
+    turn = obs["turn"]
+    if turn["permission"] is not None:
+        lines.append(style.warn("Your partner said " + ("YES: you must go out this turn"
+                                                        if turn["permission"] else
+                                                        "NO: you may not go out this turn")))
+    if not obs["side_melded"][side] and turn["opening_total"]:
+        lines.append(f"Melded this turn toward the minimum: {turn['opening_total']}"
+                     f" of {obs['minimums'][side]}")
+    lines.append(style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style))
+    return "\n".join(lines)
+
+
+SCORE_ROWS = [("melds", "Cards melded"), ("canasta_bonus", "Canasta bonuses"),
+              ("concealed_bonus", "Concealed canastas"), ("going_out", "Going out"),
+              ("red_three_points", "Red threes"), ("hand_penalty", "Cards left in hand"),
+              ("total", "Hand total")]
+
+
+def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
+                    style: Style) -> str:
+    sides = event["scores"]["sides"]
+    heads = [side_name(s["side"], my_side, partnerships) for s in sides]
+    width = max(8, *(len(h) for h in heads))
+    lines = [style.bold(f"== Hand {event['hand']} is over ({event['reason'].replace('_', ' ')})"
+                        " ==")]
+    lines.append(f"{'':<20}" + "".join(f"{h:>{width + 2}}" for h in heads))
+    for key, label in SCORE_ROWS:
+        lines.append(f"{label:<20}" + "".join(f"{s[key]:>{width + 2}}" for s in sides))
+    lines.append(f"{'Game total':<20}" + "".join(f"{t:>{width + 2}}" for t in event["totals"]))
+    return "\n".join(lines)

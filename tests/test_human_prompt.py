@@ -1,0 +1,106 @@
+"""The human seat's input: completion, validation, commands, the plain-pipe mode."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from canasta_cli.core import CLASSIC, legal_moves, new_game
+from canasta_cli.core.cards import KIND_OF
+from canasta_cli.protocol.messages import act_message
+from canasta_cli.ui.prompt import Choice, InputError, MoveCompleter, Terminal, check_input
+from canasta_cli.ui.render import Style, hand_line, render_table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _act():  # type: ignore[no-untyped-def]
+    st = new_game(CLASSIC, seed=5, dealer=3)
+    from canasta_cli.core import apply
+    st = apply(st, legal_moves(st)[0])  # seat 0 draws: now melds and discards are legal
+    msg = act_message(1, 1, st, legal_moves(st), 1000, 0)
+    top = KIND_OF[st.pile[-1]]
+    return st, msg, top
+
+
+def test_check_input_accepts_legal_moves_in_any_spelling() -> None:
+    st, msg, top = _act()
+    legal = [m["text"] for m in msg["moves"]]
+    discard = next(t for t in legal if t.startswith("discard"))
+    assert check_input(discard.upper(), legal, top, msg.explain) == Choice(move=discard)
+    assert check_input("  moves ", legal, top, msg.explain) == Choice(command="moves")
+    assert check_input("?", legal, top, msg.explain) == Choice(command="help")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "type a move"),
+    ("fly", "unknown move 'fly'"),
+    ("meld K Q 2", "single rank"),
+    ("draw", "'draw' is not allowed: you have already drawn this turn"),
+    ("meld 3 3 3", "not allowed"),
+])
+def test_check_input_explains_what_is_wrong(text: str, message: str) -> None:
+    st, msg, top = _act()
+    legal = [m["text"] for m in msg["moves"]]
+    with pytest.raises(InputError, match=message):
+        check_input(text, legal, top, msg.explain)
+
+
+def test_completer_offers_the_legal_moves_that_match() -> None:
+    st, msg, top = _act()
+    legal = [m["text"] for m in msg["moves"]]
+    comp = MoveCompleter(lambda: [*legal, "help", "moves"])
+    got = [c.text for c in comp.get_completions(Document("disc"), CompleteEvent())]
+    assert got == [t for t in legal if t.startswith("discard")] and got
+    assert [c.text for c in comp.get_completions(Document("mo"), CompleteEvent())] == ["moves"]
+
+
+def test_prompt_refuses_an_illegal_move_then_takes_a_legal_one() -> None:
+    st, msg, top = _act()
+    legal = [m["text"] for m in msg["moves"]]
+    discard = next(t for t in legal if t.startswith("discard"))
+    with create_pipe_input() as inp:
+        # An illegal move (refused by the validator, the line stays), Ctrl-U clears it,
+        # then the partial "disc" completed with Tab... typed out in full for determinism.
+        inp.send_text("draw\r\x15" + discard + "\r")
+        term = Terminal(True, pt_input=inp, pt_output=DummyOutput())
+        choice = term.read_line("> ", lambda t: check_input(t, legal, top, msg.explain),
+                                lambda: legal)
+    assert choice == Choice(move=discard)
+
+
+def test_table_shows_hand_pile_melds_scores() -> None:
+    st, msg, top = _act()
+    text = render_table(msg["observation"], [], ["you", "b", "c", "d"], Style(color=False))
+    assert "Your hand (12)" in text and "Stock" in text and "Pile 1 card" in text
+    assert "needs 50 to meld" in text and "frozen for you" in text
+    ascii_text = render_table(msg["observation"], [], ["you", "b", "c", "d"],
+                              Style(color=False, ascii=True))
+    assert "\u2665" not in ascii_text and "\u2660" not in ascii_text
+
+
+def test_hand_is_grouped_by_rank_with_wild_cards_first_and_colours() -> None:
+    line = hand_line(["4c", "Kh", "2c", "Jo", "Kd", "As"], Style(color=True))
+    assert line.index("Jo") < line.index("2") < line.index("A") < line.index("K")
+    assert "\x1b[31mK\u2665\x1b[0m" in line  # red suits in red
+    plain = hand_line(["Kh", "Kd"], Style(color=False))
+    assert plain == "K\u2665 K\u2666"
+
+
+def test_plain_pipe_mode_plays_and_saves(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--seed", "5",
+                          "--save-dir", str(tmp_path)], input="moves\ndraw\nbogus\nquit\n",
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "Legal moves: draw" in out.stdout
+    assert "unknown move 'bogus'" in out.stdout
+    assert "Game saved to" in out.stdout and "\x1b[" not in out.stdout
+    saved = list(tmp_path.glob("*.jsonl"))
+    assert len(saved) == 1
