@@ -151,3 +151,42 @@ def _echo_floor(batches: list[tuple[int, bytes]], processes: int) -> list[float]
         echo.stdin.close()
         echo.wait()
     return times
+
+
+@dataclass(frozen=True)
+class TournamentBench:
+    games: int
+    seconds: dict[int, float]
+
+    def rate(self, k: int) -> float:
+        return self.games / self.seconds[k] if self.seconds[k] else 0.0
+
+
+def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0,
+                     levels: tuple[int, ...] = (1, 2)) -> TournamentBench:
+    """Games per second of a two-bot tournament of subprocess bots (one-hand games) at each
+    concurrency level, from scratch each time."""
+    import shlex
+    import tempfile
+    from pathlib import Path
+
+    from .core import CLASSIC
+    from .tournament.runner import Executor, InlineExecutor, LocalExecutor, run_tournament
+
+    command = " ".join(shlex.quote(a) for a in bot)
+    bots = {"a": command, "b": command}
+    rules = CLASSIC.with_options(max_hands=1)
+    seconds: dict[int, float] = {}
+    games = 0
+    for k in levels:
+        with tempfile.TemporaryDirectory() as tmp:
+            executor: Executor = LocalExecutor(k) if k > 1 else InlineExecutor()
+            t0 = time.perf_counter()
+            try:
+                state = run_tournament(bots, "round-robin", deals, rules, seed, Path(tmp),
+                                       executor, k)
+            finally:
+                executor.close()
+            seconds[k] = time.perf_counter() - t0
+            games = len(state.rows)
+    return TournamentBench(games, seconds)

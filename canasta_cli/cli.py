@@ -272,6 +272,84 @@ def replay(
             input()
 
 
+@app.command()
+def tournament(
+    bot: Annotated[list[str], typer.Option(
+        "--bot", "-b", help="NAME=COMMAND (a bot command line or builtin:greedy/random).")],
+    out: Annotated[Path, typer.Option(help="Directory for games.jsonl, results.json and CSV"
+                                      " files; rerun the same command to resume.")],
+    format_: Annotated[str, typer.Option("--format", help="round-robin or gauntlet (the first"
+                                         " bot against each other).")] = "round-robin",
+    games: Annotated[int, typer.Option(
+        help="Duplicate deals per pairing; each is played in every seating.", min=1)] = 10,
+    concurrency: Annotated[int | None, typer.Option(
+        help="Games at once (default: the number of cores).", min=1)] = None,
+    seed: Annotated[int, typer.Option(help="Master seed; every deal's seed derives from it.")]
+    = 0,
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
+    sprt: Annotated[bool, typer.Option(help="Two bots only: stop as soon as a sequential"
+                                       " probability ratio test decides.")] = False,
+    elo1: Annotated[float, typer.Option(help="SPRT: the Elo gain to detect.")] = 50.0,
+    cluster: Annotated[str | None, typer.Option(
+        help="Run the games on a Dask scheduler, e.g. tcp://host:8786.")] = None,
+    decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results.json.")] = False,
+) -> None:
+    """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
+    from .referee import TimeControl
+    from .tournament import report
+    from .tournament.runner import (
+        DaskExecutor,
+        Executor,
+        InlineExecutor,
+        LocalExecutor,
+        default_concurrency,
+        run_tournament,
+        stderr_progress,
+    )
+    from .tournament.stats import Sprt
+    r = load_rules(rules, set_)
+    bots: dict[str, str] = {}
+    for spec in bot:
+        name, sep, command = spec.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            raise _fail(f"--bot {spec!r}: expected NAME=COMMAND, e.g. greedy=builtin:greedy")
+        if name.strip() in bots:
+            raise _fail(f"two bots are named {name.strip()!r}")
+        bots[name.strip()] = command.strip()
+    if len(bots) < 2:
+        raise _fail("a tournament needs at least two --bot")
+    if format_ not in ("round-robin", "gauntlet"):
+        raise _fail("--format takes round-robin or gauntlet")
+    if sprt and len(bots) != 2:
+        raise _fail("--sprt compares exactly two bots")
+    k = concurrency or default_concurrency()
+    executor: Executor
+    try:
+        executor = (DaskExecutor(cluster) if cluster else
+                    LocalExecutor(k) if k > 1 else InlineExecutor())
+    except (RuntimeError, OSError) as exc:
+        raise _fail(str(exc)) from None
+    test = Sprt(elo1=elo1) if sprt else None
+    tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
+    try:
+        state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
+                               games, r, seed, out, executor, k, test, stderr_progress(r), tc)
+    finally:
+        executor.close()
+    import sys as _sys
+    _sys.stderr.write("\n")
+    summary = report.summarize(state, bots, r, format_, games, seed, test)
+    report.write(summary, out)
+    if as_json:
+        typer.echo((out / "results.json").read_text(encoding="utf-8"))
+    else:
+        typer.echo(report.render(summary))
+        typer.echo(f"results in {out}/results.json, standings.csv, crosstable.csv")
+
+
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True)
 app.add_typer(bot_app, name="bot")
 
@@ -336,6 +414,25 @@ def bench_protocol_cmd(
                f" {b.echo4_median_ms:.3f} ms, ratio {b.ratio4:.2f}x")
     typer.echo(f"one-hand 4-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
                f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")
+
+
+@bench_app.command("tournament")
+def bench_tournament_cmd(
+    bot: Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
+                                     " Python).")] = "",
+    games: Annotated[int, typer.Option(help="Duplicate deals (two games each).", min=1)] = 40,
+) -> None:
+    """Games per second with concurrency 1 and 2 (subprocess bots), and the speed-up."""
+    import shlex
+    import sys
+
+    from .bench import bench_tournament
+    argv = shlex.split(bot) if bot else [sys.executable, str(_bots_dir() / "random_bot.py")]
+    b = bench_tournament(argv, games)
+    for k in (1, 2):
+        typer.echo(f"concurrency {k}: {b.games} games in {b.seconds[k]:.2f} s ="
+                   f" {b.rate(k):.1f} games/s")
+    typer.echo(f"speed-up: {b.rate(2) / b.rate(1):.2f}x")
 
 
 def _bots_dir() -> Path:

@@ -157,12 +157,15 @@ class Referee:
             return
         self._started = True
         for i, seat in enumerate(self.seats):
+            if seat.started:
+                continue  # kept alive from an earlier match (tournaments reuse bot processes)
             hello = hello_message(i, self.rules, self.time.to_json(), seat.name)
             try:
                 ready = seat.start(hello, self.time.startup_ms / 1000)
                 if ready.get("protocol", PROTOCOL) != PROTOCOL:
                     raise SeatFailure("PROTOCOL_ERROR",
                                       f"speaks {ready.get('protocol')!r}, not {PROTOCOL}")
+                seat.started = True
             except SeatFailure as f:
                 self._dead(i, f.status, f"handshake: {f.reason}")
 

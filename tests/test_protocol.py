@@ -65,7 +65,7 @@ Counter_t = dict[str, int]
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_message_the_referee_sends_validates(name: str) -> None:
     rules = PRESETS[name].with_options(max_hands=2)
-    players = [Validating((GreedyPlayer if i % 2 else RandomPlayer)(random.Random(i)))
+    players = [Validating(GreedyPlayer() if i % 2 else RandomPlayer(random.Random(i)))
                for i in range(rules.players)]
     seats = [PolicySeat(f"p{i}", p) for i, p in enumerate(players)]
     ref = Referee(seats, rules)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
 from .greedy import GreedyPlayer
 from .random_player import RandomPlayer
 
-PLAYERS: dict[str, Callable[[Any], Any]] = {"random": RandomPlayer, "greedy": GreedyPlayer}
+# name -> factory taking the player's own seed
+PLAYERS: dict[str, Callable[[int], Callable[[dict[str, Any]], dict[str, Any] | None]]] = {
+    "random": lambda seed: RandomPlayer(random.Random(seed)),
+    "greedy": lambda seed: GreedyPlayer(),
+}
 
 __all__ = ["PLAYERS", "GreedyPlayer", "RandomPlayer"]

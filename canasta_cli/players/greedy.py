@@ -5,7 +5,6 @@ It reads only the ``act`` message (observation and legal moves), one decision at
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 VALUES = {"Jo": 50, "2": 20, "A": 20, "K": 10, "Q": 10, "J": 10, "10": 10, "9": 10, "8": 10,
@@ -17,8 +16,8 @@ def card_rank(card: str) -> str:
 
 
 class GreedyPlayer:
-    def __init__(self, rng: random.Random | None = None) -> None:
-        self.rng = rng or random.Random()
+    """Deterministic: the same request always gets the same answer (ties go to the listed
+    order), so tournaments with it reproduce exactly whatever the scheduling."""
 
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         if msg.get("type") != "act":
@@ -91,4 +90,4 @@ class GreedyPlayer:
         if not obs["pile_frozen"] and any(mm["rank"] == card for s in other
                                             for mm in obs["melds"][s]):
             cost += 30  # the next player could take the pile with it
-        return cost + self.rng.random() / 100
+        return cost

@@ -32,9 +32,15 @@ class Seat(abc.ABC):
     name: str = "seat"
     wire_only: bool = False  # True: only the encoded form of a message is used
     timed: bool = True  # False for people: no deadline, no time bank
+    started: bool = False  # the handshake is done (set by the referee)
 
     @abc.abstractmethod
     def start(self, hello: Message, timeout: float) -> Message: ...
+
+    @property
+    def usable(self) -> bool:
+        """Can it still play (a bot that crashed or broke the protocol cannot)."""
+        return bool(getattr(self, "alive", True))
 
     @abc.abstractmethod
     def send(self, msg: Message) -> None: ...

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from typing import Any
 
 from ..players import PLAYERS
 from ..protocol.messages import PROTOCOL
@@ -42,5 +40,4 @@ def builtin_seat(spec: str, seed: int = 0) -> PolicySeat:
     kind = spec.split(":", 1)[1] if ":" in spec else spec
     if kind not in PLAYERS:
         raise ValueError(f"unknown built-in player {kind!r}: choose one of {', '.join(PLAYERS)}")
-    player: Any = PLAYERS[kind](random.Random(seed))
-    return PolicySeat(f"builtin:{kind}", player)
+    return PolicySeat(f"builtin:{kind}", PLAYERS[kind](seed))

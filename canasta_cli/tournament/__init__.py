@@ -1,0 +1,1 @@
+"""Tournaments: duplicate deals, parallel games, statistics that mean something."""

@@ -1,0 +1,112 @@
+"""The tournament's results: JSON, CSV and a printed table."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from ..core import Ruleset
+from .runner import RunState, counted_rows, outcome
+from .stats import Sprt, cross_table, standings, variance_saving
+
+FAILURES = ("TIMEOUT", "CRASHED", "PROTOCOL_ERROR", "ILLEGAL_MOVE")
+
+
+def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, deals: int,
+              seed: int, sprt: Sprt | None) -> dict[str, Any]:
+    rows = counted_rows(state)
+    outcomes = [outcome(r, rules) for r in rows]
+    names = list(bots)
+    stand = standings(outcomes, names)
+    failures: dict[str, dict[str, int]] = {n: dict.fromkeys(FAILURES, 0) for n in names}
+    for r in rows:
+        for seat, counts in enumerate(r["failures"]):
+            for status, k in counts.items():
+                failures[r["seating"][seat]][status] = failures[r["seating"][seat]].get(
+                    status, 0) + k
+    for row in stand:
+        row["failures"] = failures[row["bot"]]
+    result: dict[str, Any] = {
+        "bots": bots, "format": fmt, "deals_per_pairing": deals, "seed": seed,
+        "rules": rules.to_dict(), "games": len(rows), "standings": stand,
+        "cross_table": cross_table(outcomes, names),
+        "duplicate": variance_saving(outcomes),
+    }
+    if sprt is not None:
+        result["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
+                          "beta": sprt.beta, "decision": state.stopped_by_sprt,
+                          "after_games": len(rows)}
+    return result
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    return x
+
+
+def write(summary: dict[str, Any], out: Path) -> None:
+    (out / "results.json").write_text(json.dumps(_clean(summary), indent=2) + "\n",
+                                      encoding="utf-8")
+    with open(out / "standings.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["bot", "games", "wins", "draws", "losses", "points", "mean_diff", "ci95",
+                    "elo", "elo_low", "elo_high", *FAILURES])
+        for s in summary["standings"]:
+            w.writerow([s["bot"], s["games"], s["wins"], s["draws"], s["losses"], s["points"],
+                        round(s["mean_diff"], 2), round(s["ci95"], 2), round(s["elo"], 1),
+                        round(s["elo_low"], 1), round(s["elo_high"], 1),
+                        *(s["failures"][k] for k in FAILURES)])
+    names = [s["bot"] for s in summary["standings"]]
+    with open(out / "crosstable.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["", *names])
+        for a in names:
+            cells = []
+            for b in names:
+                c = summary["cross_table"][a].get(b)
+                cells.append("" if c is None else f"{c['points']:g}/{c['games']}")
+            w.writerow([a, *cells])
+
+
+def render(summary: dict[str, Any]) -> str:
+    lines = [f"{summary['games']} games, {summary['format']}, {summary['deals_per_pairing']}"
+             f" duplicate deals per pairing, seed {summary['seed']}"]
+    lines.append(f"{'bot':<16}{'games':>6}{'W-D-L':>12}{'diff/deal':>11}{'95% CI':>10}"
+                 f"{'Elo':>7}{'Elo 95%':>16}  failures")
+    for s in sorted(summary["standings"], key=lambda r: -r["points"]):
+        ci = f"+-{s['ci95']:.0f}" if math.isfinite(s["ci95"]) else "n/a"
+        fails = ", ".join(f"{k} {v}" for k, v in s["failures"].items() if v) or "-"
+        wdl = f"{s['wins']}-{s['draws']}-{s['losses']}"
+        elo_ci = f"[{s['elo_low']:+.0f}, {s['elo_high']:+.0f}]"
+        lines.append(f"{s['bot']:<16}{s['games']:>6}{wdl:>12}{s['mean_diff']:>+11.0f}{ci:>10}"
+                     f"{s['elo']:>+7.0f}{elo_ci:>16}  {fails}")
+    names = [s["bot"] for s in summary["standings"]]
+    lines.append("cross table (row's points against column):")
+    lines.append(" " * 16 + "".join(f"{n[:10]:>12}" for n in names))
+    for a in names:
+        cells = []
+        for b in names:
+            c = summary["cross_table"][a].get(b)
+            cell = "-" if c is None else f"{c['points']:g}/{c['games']}"
+            cells.append(f"{cell:>12}")
+        lines.append(f"{a:<16}" + "".join(cells))
+    dup = summary["duplicate"]
+    if math.isfinite(dup["factor"]):
+        lines.append(f"duplicate deals: variance of the mean difference {dup['paired_var']:.0f}"
+                     f" against {dup['unpaired_var']:.0f} unpaired, {dup['factor']:.1f}x fewer"
+                     " games for the same precision")
+    if "sprt" in summary:
+        s = summary["sprt"]
+        verdict = {"H1": f"the first bot is stronger (Elo +{s['elo1']:g} accepted)",
+                   "H0": f"no gain of {s['elo1']:g} Elo (H0 accepted)",
+                   None: "undecided when the games ran out"}[s["decision"]]
+        lines.append(f"SPRT: {verdict} after {s['after_games']} games")
+    return "\n".join(lines)

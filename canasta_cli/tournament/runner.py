@@ -1,0 +1,303 @@
+"""Running a tournament: games on a local process pool or a Dask cluster, bots kept alive per
+worker, results appended per finished game so that a restart skips what is done."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from ..core import Ruleset
+from ..referee import Referee, TimeControl
+from ..seats import SubprocessSeat, builtin_seat
+from ..seats.base import Seat
+from .schedule import Format, Task, schedule
+from .stats import GameOutcome, Sprt
+
+
+@dataclass(frozen=True)
+class Config:
+    bots: dict[str, str]                 # name -> command line or builtin:NAME
+    rules: dict[str, Any]
+    time: dict[str, int] = field(default_factory=lambda: TimeControl().to_json())
+    spin_us: int = 0                      # many games share the cores: do not spin
+
+    def ruleset(self) -> Ruleset:
+        return Ruleset.from_dict(self.rules)
+
+
+# Worker side --------------------------------------------------------------------------------
+
+_BOTS: dict[tuple[str, int], SubprocessSeat] = {}
+
+
+def _close_bots() -> None:
+    for seat in _BOTS.values():
+        seat.close(grace=0.5)
+    _BOTS.clear()
+
+
+def _finalizer_installed() -> bool:
+    return getattr(_close_bots, "_installed", False)
+
+
+def _bot_seat(name: str, command: str, occurrence: int) -> SubprocessSeat:
+    """The worker's long-lived process for this bot (a fresh one if the old one broke)."""
+    key = (name, occurrence)
+    seat = _BOTS.get(key)
+    if seat is None or not seat.usable:
+        if seat is not None:
+            seat.close(grace=0.2)
+        if not _finalizer_installed():
+            from multiprocessing import util
+            util.Finalize(None, _close_bots, exitpriority=10)
+            import atexit
+            atexit.register(_close_bots)
+            _close_bots._installed = True  # type: ignore[attr-defined]
+        seat = SubprocessSeat(command, name=name, spin_us=0)
+        _BOTS[key] = seat
+    return seat
+
+
+def play_task(task: Task, config: Config) -> dict[str, Any]:
+    """Play one scheduled game; everything returned is JSON-ready."""
+    rules = config.ruleset()
+    seats: list[Seat] = []
+    seen: dict[str, int] = {}
+    for i, name in enumerate(task.seating):
+        command = config.bots[name]
+        if command.startswith("builtin:"):
+            seat: Seat = builtin_seat(command, task.seed + 7919 * i)
+            seat.name = name
+        else:
+            seat = _bot_seat(name, command, seen.get(name, 0))
+        seen[name] = seen.get(name, 0) + 1
+        seats.append(seat)
+    referee = Referee(seats, rules, TimeControl(**config.time))
+    result = referee.play(task.index + 1, seed=task.seed)
+    return {"index": task.index, "key": task.key, "pair": list(task.pair), "deal": task.deal,
+            "seating": list(task.seating), "seed": task.seed, "scores": list(result.scores),
+            "winner": result.winner, "reason": result.reason, "hands": result.hands,
+            "forfeit": result.forfeit,
+            "failures": [dict(s["failures"]) for s in result.seats]}
+
+
+def outcome(row: dict[str, Any], rules: Ruleset) -> GameOutcome:
+    """A game from its pairing's point of view."""
+    a, b = row["pair"]
+    seating = row["seating"]
+
+    def side_scores(bot: str) -> list[float]:
+        sides = sorted({rules.side_of(s) for s, name in enumerate(seating) if name == bot})
+        return [row["scores"][x] for x in sides]
+
+    sa, sb = side_scores(a), side_scores(b)
+    diff = sum(sa) / len(sa) - sum(sb) / len(sb)
+    winner = row["winner"]
+    if winner is None:
+        result = 0.5
+    else:
+        owners = {name for s, name in enumerate(seating) if rules.side_of(s) == winner}
+        result = 1.0 if owners == {a} else 0.0 if owners == {b} else 0.5
+    return GameOutcome((a, b), row["deal"], diff, result)
+
+
+# Executors ----------------------------------------------------------------------------------
+
+class Executor(Protocol):
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+    def wait_any(self, futures: list[Any]) -> tuple[list[Any], list[Any]]: ...
+    def close(self) -> None: ...
+
+
+class InlineExecutor:
+    """Concurrency 1: the games run here, one after the other."""
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        fut: Future[Any] = Future()
+        try:
+            fut.set_result(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller through the future
+            fut.set_exception(exc)
+        return fut
+
+    def wait_any(self, futures: list[Any]) -> tuple[list[Any], list[Any]]:
+        return list(futures), []
+
+    def close(self) -> None:
+        _close_bots()
+
+
+class LocalExecutor:
+    def __init__(self, workers: int) -> None:
+        self.pool = ProcessPoolExecutor(max_workers=workers)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        return self.pool.submit(fn, *args)
+
+    def wait_any(self, futures: list[Any]) -> tuple[list[Any], list[Any]]:
+        done, pending = wait(futures, return_when=FIRST_COMPLETED)
+        return list(done), list(pending)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor:
+    """The same games on a Dask ``distributed`` cluster (``pip install 'canasta[cluster]'``)."""
+
+    def __init__(self, address: str) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise RuntimeError("--cluster needs Dask: pip install 'canasta[cluster]'") from None
+        self.client = Client(address)  # type: ignore[no-untyped-call]
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self.client.submit(fn, *args, pure=False)
+
+    def wait_any(self, futures: list[Any]) -> tuple[list[Any], list[Any]]:
+        from distributed import wait as dwait
+        done, pending = dwait(futures, return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
+        return list(done), list(pending)
+
+    def close(self) -> None:
+        self.client.close()  # type: ignore[no-untyped-call]
+
+
+# The tournament loop --------------------------------------------------------------------------
+
+@dataclass
+class RunState:
+    rows: dict[int, dict[str, Any]]
+    stopped_by_sprt: str | None = None
+    sprt_at: int | None = None
+
+
+def load_done(path: Path) -> dict[str, dict[str, Any]]:
+    done: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by an interruption: that game is replayed
+                done[row["key"]] = row
+    return done
+
+
+def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset, seed: int,
+                   out: Path, executor: Executor, concurrency: int,
+                   sprt: Sprt | None = None, progress: Callable[[RunState, int, float], None]
+                   | None = None, time_control: TimeControl | None = None) -> RunState:
+    out.mkdir(parents=True, exist_ok=True)
+    tasks = schedule(list(bots), fmt, deals, rules, seed)
+    config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json())
+    games_path = out / "games.jsonl"
+    done = load_done(games_path)
+    state = RunState({t.index: {**done[t.key], "index": t.index} for t in tasks
+                      if t.key in done})
+    todo = iter([t for t in tasks if t.key not in done])
+    start = time.monotonic()
+    in_flight: list[Any] = []
+    with open(games_path, "a", encoding="utf-8") as sink:
+        _check_sprt(state, tasks, rules, sprt)
+        while state.stopped_by_sprt is None:
+            for task in _take(todo, concurrency * 2 - len(in_flight)):
+                in_flight.append(executor.submit(play_task, task, config))
+            if not in_flight:
+                break
+            finished, in_flight = executor.wait_any(in_flight)
+            for fut in finished:
+                row = fut.result()
+                state.rows[row["index"]] = row
+                _append(sink, row)
+            _check_sprt(state, tasks, rules, sprt)
+            if progress:
+                progress(state, len(tasks), time.monotonic() - start)
+    return state
+
+
+def _take(it: Iterator[Task], n: int) -> list[Task]:
+    out = []
+    for _ in range(max(0, n)):
+        try:
+            out.append(next(it))
+        except StopIteration:
+            break
+    return out
+
+
+def _append(sink: IO[str], row: dict[str, Any]) -> None:
+    sink.write(json.dumps(row, separators=(",", ":")) + "\n")
+    sink.flush()
+    os.fsync(sink.fileno())
+
+
+def _check_sprt(state: RunState, tasks: list[Task], rules: Ruleset, sprt: Sprt | None) -> None:
+    """Decide on the games in schedule order only, so the stopping point does not depend on
+    which games happened to finish first."""
+    if sprt is None or state.stopped_by_sprt:
+        return
+    wins = losses = 0.0
+    for t in tasks:
+        row = state.rows.get(t.index)
+        if row is None:
+            return
+        o = outcome(row, rules)
+        wins += o.result == 1.0
+        losses += o.result == 0.0
+        last_of_deal = t.index + 1 == len(tasks) or tasks[t.index + 1].deal != t.deal
+        if last_of_deal:
+            verdict = sprt.decide(wins, losses)
+            if verdict:
+                state.stopped_by_sprt, state.sprt_at = verdict, t.index
+                return
+
+
+def counted_rows(state: RunState) -> list[dict[str, Any]]:
+    rows = [state.rows[i] for i in sorted(state.rows)]
+    if state.sprt_at is not None:
+        rows = [r for r in rows if r["index"] <= state.sprt_at]
+    return rows
+
+
+def default_concurrency() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def stderr_progress(rules: Ruleset) -> Callable[[RunState, int, float], None]:
+    """Games done, rate, time left and running standings, on one refreshed line (a line every
+    few seconds when stderr is not a terminal)."""
+    tty = sys.stderr.isatty()
+    last = [0.0]
+
+    def show(state: RunState, total: int, elapsed: float) -> None:
+        n = len(state.rows)
+        now = time.monotonic()
+        if not tty and now - last[0] < 5 and n < total:
+            return
+        last[0] = now
+        rate = n / elapsed if elapsed > 0 else 0.0
+        left = (total - n) / rate if rate > 0 else float("inf")
+        width = 24
+        bar = "#" * int(width * n / total) + "-" * (width - int(width * n / total))
+        pts: dict[str, float] = {}
+        for row in state.rows.values():
+            o = outcome(row, rules)
+            pts[o.pair[0]] = pts.get(o.pair[0], 0.0) + o.result
+            pts[o.pair[1]] = pts.get(o.pair[1], 0.0) + 1 - o.result
+        table = "  ".join(f"{k} {v:g}" for k, v in sorted(pts.items(), key=lambda kv: -kv[1]))
+        line = (f"[{bar}] {n}/{total} games  {rate:.1f}/s  ETA {left:.0f}s  | {table}"
+                if left != float("inf") else f"[{bar}] {n}/{total} games | {table}")
+        sys.stderr.write(("\r" if tty else "") + line + ("" if tty else "\n"))
+        sys.stderr.flush()
+
+    return show

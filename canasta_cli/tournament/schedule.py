@@ -1,0 +1,68 @@
+"""Which games a tournament plays: pairings, duplicate seatings, per-deal seeds.
+
+Every task is a pure function of (bots, format, games, rules, master seed), so the results
+cannot depend on concurrency or on the order in which games finish.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+from typing import Literal
+
+from ..core import Ruleset
+
+Format = Literal["round-robin", "gauntlet"]
+
+
+@dataclass(frozen=True)
+class Task:
+    index: int                  # position in the schedule: results are reported in this order
+    pair: tuple[str, str]       # the two bots of this pairing
+    deal: int                   # deal number within the pairing
+    seating: tuple[str, ...]    # the bot in each seat
+    seed: int                   # the deal's seed: the same for every seating of the deal
+
+    @property
+    def key(self) -> str:
+        return f"{self.pair[0]}|{self.pair[1]}|{self.deal}|{'/'.join(self.seating)}"
+
+
+def deal_seed(master: int, pair: tuple[str, str], deal: int) -> int:
+    """A seed per deal, derived from the master seed (stable across runs and machines)."""
+    text = f"canasta-tournament/{master}/{pair[0]}/{pair[1]}/{deal}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
+
+
+def seatings(rules: Ruleset, a: str, b: str) -> list[tuple[str, ...]]:
+    """Every seating of a duplicate deal, so that each bot plays every hand of cards.
+
+    Partnerships: each bot takes one whole side, then the sides swap.  Two or three players:
+    every assignment of the two bots to the seats in which both play."""
+    n = rules.players
+    if rules.partnerships:
+        first = tuple(a if rules.side_of(s) == 0 else b for s in range(n))
+        second = tuple(b if rules.side_of(s) == 0 else a for s in range(n))
+        return [first, second]
+    out = [s for s in itertools.product((a, b), repeat=n) if a in s and b in s]
+    return sorted(out)
+
+
+def pairings(bots: list[str], fmt: Format) -> list[tuple[str, str]]:
+    if len(bots) < 2:
+        raise ValueError("a tournament needs at least two bots")
+    if fmt == "gauntlet":
+        return [(bots[0], other) for other in bots[1:]]
+    return list(itertools.combinations(bots, 2))
+
+
+def schedule(bots: list[str], fmt: Format, deals: int, rules: Ruleset, master: int) -> list[Task]:
+    """``deals`` duplicate deals per pairing, each played in every seating."""
+    tasks: list[Task] = []
+    for pair in pairings(bots, fmt):
+        for deal in range(deals):
+            seed = deal_seed(master, pair, deal)
+            for seating in seatings(rules, *pair):
+                tasks.append(Task(len(tasks), pair, deal, seating, seed))
+    return tasks
