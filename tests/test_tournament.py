@@ -208,13 +208,17 @@ def test_cli_writes_json_csv_and_a_table(tmp_path: Path) -> None:
 def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     from canasta_cli.tournament.runner import DaskExecutor
-    local = counted_rows(_run(tmp_path / "local", 1))
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    bots = {**BUILTIN, "gbot": f"{sys.executable} {ROOT / 'bots' / 'greedy_bot.py'}"}
+    local = counted_rows(_run(tmp_path / "local", 1, bots))
+    # One worker process running two games at once in threads, as `dask worker` does.
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster:
         ex = DaskExecutor(cluster.scheduler_address)
         try:
-            state = run_tournament(BUILTIN, "round-robin", 4, ONE_HAND, 11, tmp_path / "dask",
+            state = run_tournament(bots, "round-robin", 4, ONE_HAND, 11, tmp_path / "dask",
                                    ex, 2)
         finally:
             ex.close()
-    assert _strip(counted_rows(state)) == _strip(local)
+    rows = counted_rows(state)
+    assert _strip(rows) == _strip(local) and len(rows) == 24
+    assert all(not any(f for f in r["failures"]) for r in rows)

@@ -3,9 +3,12 @@ worker, results appended per finished game so that a restart skips what is done.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -34,34 +37,41 @@ class Config:
 
 # Worker side --------------------------------------------------------------------------------
 
-_BOTS: dict[tuple[str, int], SubprocessSeat] = {}
+# Bot processes kept alive between the games a worker plays.  Per thread: a Dask worker runs
+# several games at once in threads, and a bot process must serve one game at a time.
+_LOCAL = threading.local()
+_ALL: list[SubprocessSeat] = []
+_ALL_LOCK = threading.Lock()
+_FINALIZER: list[bool] = []
 
 
 def _close_bots() -> None:
-    for seat in _BOTS.values():
+    with _ALL_LOCK:
+        seats = list(_ALL)
+        _ALL.clear()
+    for seat in seats:
         seat.close(grace=0.5)
-    _BOTS.clear()
-
-
-def _finalizer_installed() -> bool:
-    return getattr(_close_bots, "_installed", False)
+    _LOCAL.__dict__.clear()
 
 
 def _bot_seat(name: str, command: str, occurrence: int) -> SubprocessSeat:
-    """The worker's long-lived process for this bot (a fresh one if the old one broke)."""
+    """This thread's long-lived process for this bot (a fresh one if the old one broke)."""
+    cache: dict[tuple[str, int], SubprocessSeat] = _LOCAL.__dict__.setdefault("bots", {})
     key = (name, occurrence)
-    seat = _BOTS.get(key)
+    seat = cache.get(key)
     if seat is None or not seat.usable:
         if seat is not None:
             seat.close(grace=0.2)
-        if not _finalizer_installed():
-            from multiprocessing import util
-            util.Finalize(None, _close_bots, exitpriority=10)
-            import atexit
-            atexit.register(_close_bots)
-            _close_bots._installed = True  # type: ignore[attr-defined]
+        with _ALL_LOCK:
+            if not _FINALIZER:
+                from multiprocessing import util
+                util.Finalize(None, _close_bots, exitpriority=10)
+                atexit.register(_close_bots)
+                _FINALIZER.append(True)
         seat = SubprocessSeat(command, name=name, spin_us=0)
-        _BOTS[key] = seat
+        cache[key] = seat
+        with _ALL_LOCK:
+            _ALL.append(seat)
     return seat
 
 
@@ -168,6 +178,8 @@ class DaskExecutor:
         return list(done), list(pending)
 
     def close(self) -> None:
+        with contextlib.suppress(Exception):  # workers may already be gone
+            self.client.run(_close_bots)  # type: ignore[no-untyped-call]
         self.client.close()  # type: ignore[no-untyped-call]
 
 
