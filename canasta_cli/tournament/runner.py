@@ -179,7 +179,7 @@ class DaskExecutor:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):  # workers may already be gone
-            self.client.run(_close_bots)  # type: ignore[no-untyped-call]
+            self.client.run(_close_bots)
         self.client.close()  # type: ignore[no-untyped-call]
 
 
