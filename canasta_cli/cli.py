@@ -420,7 +420,7 @@ def bench_protocol_cmd(
 def bench_tournament_cmd(
     bot: Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
                                      " Python).")] = "",
-    games: Annotated[int, typer.Option(help="Duplicate deals (two games each).", min=1)] = 40,
+    games: Annotated[int, typer.Option(help="Duplicate deals (two games each).", min=1)] = 100,
 ) -> None:
     """Games per second with concurrency 1 and 2 (subprocess bots), and the speed-up."""
     import shlex
