@@ -388,22 +388,27 @@ def bench_engine_cmd(
                    f"{b.decisions_per_second:>13.0f}{b.mean_moves:>12.1f}{b.max_moves:>11}")
 
 
+BotOpt = Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
+                                        " Python).")]
+
+
+def _bench_bot(bot: str) -> list[str]:
+    import shlex
+    import sys
+    return shlex.split(bot) if bot else [sys.executable, str(_bots_dir() / "random_bot.py")]
+
+
 @bench_app.command("protocol")
 def bench_protocol_cmd(
-    bot: Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
-                                     " Python).")] = "",
+    bot: BotOpt = "",
     games: Annotated[int, typer.Option(help="One-hand games to time.", min=1)] = 3,
     seed: int = 0,
     spin_us: Annotated[int, typer.Option(
         help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
 ) -> None:
     """Round trip per decision through a subprocess bot vs a bare JSON echo; game times."""
-    import shlex
-    import sys
-
     from .bench import bench_protocol
-    argv = shlex.split(bot) if bot else [sys.executable, str(_bots_dir() / "random_bot.py")]
-    b = bench_protocol(argv, games, seed, spin_us)
+    b = bench_protocol(_bench_bot(bot), games, seed, spin_us)
     typer.echo(f"decisions measured: {b.decisions}")
     typer.echo(f"round trip, referee + bot:  median {b.referee_median_ms:.3f} ms"
                f"  p90 {b.referee_p90_ms:.3f} ms")
@@ -418,17 +423,12 @@ def bench_protocol_cmd(
 
 @bench_app.command("tournament")
 def bench_tournament_cmd(
-    bot: Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
-                                     " Python).")] = "",
+    bot: BotOpt = "",
     games: Annotated[int, typer.Option(help="Duplicate deals (two games each).", min=1)] = 100,
 ) -> None:
     """Games per second with concurrency 1 and 2 (subprocess bots), and the speed-up."""
-    import shlex
-    import sys
-
     from .bench import bench_tournament
-    argv = shlex.split(bot) if bot else [sys.executable, str(_bots_dir() / "random_bot.py")]
-    b = bench_tournament(argv, games)
+    b = bench_tournament(_bench_bot(bot), games)
     for k in (1, 2):
         typer.echo(f"concurrency {k}: {b.games} games in {b.seconds[k]:.2f} s ="
                    f" {b.rate(k):.1f} games/s")
