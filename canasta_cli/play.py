@@ -64,7 +64,8 @@ def load_save(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
 def run(specs: list[str], rules: Ruleset, seed: int, record: Path, table: SharedTable,
         time_control: TimeControl, dealer: int | None = None, decks: list[list[int]] | None = None,
         prefix: list[dict[str, Any]] | None = None) -> GameResult:
-    seats = build_seats(specs, seed, table, record.parent)
+    # Bots' stderr logs sit beside the save, in a folder of their own per game.
+    seats = build_seats(specs, seed, table, record.with_suffix(".logs"))
     referee = Referee(seats, rules, time_control)
     try:
         return referee.play(1, seed=seed, decks=decks, dealer=dealer, prefix=prefix,

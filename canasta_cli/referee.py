@@ -42,7 +42,6 @@ from .protocol.messages import (
 from .seats.base import Interrupted, Seat, SeatFailure
 
 FailurePolicy = Literal["default", "forfeit"]
-STATUSES = ("OK", "TIMEOUT", "CRASHED", "PROTOCOL_ERROR", "ILLEGAL_MOVE")
 
 
 @dataclass(frozen=True)

@@ -104,3 +104,16 @@ def test_plain_pipe_mode_plays_and_saves(tmp_path: Path) -> None:
     assert "Game saved to" in out.stdout and "\x1b[" not in out.stdout
     saved = list(tmp_path.glob("*.jsonl"))
     assert len(saved) == 1
+
+
+def test_resuming_a_finished_game_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--seed", "5",
+                           "--save-dir", str(tmp_path), "--seat", "human", "--seat",
+                           "builtin:greedy", "-r", "two-player", "--set", "max_turns=2"],
+                          input="draw\ndiscard 4\ndiscard 5\ndiscard 6\ndiscard 7\n",
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert "recorded in" in done.stdout, done.stdout[-500:]
+    record = next(tmp_path.glob("*.jsonl"))
+    again = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--resume",
+                            str(record)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert again.returncode == 2 and "already over" in again.stderr

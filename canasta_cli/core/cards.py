@@ -14,13 +14,11 @@ SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 RED_SUITS = frozenset("dh")
 
 # Kinds.  0..10 are the natural ranks 4..A, in that order, so a natural kind *is* its rank.
-NATURAL_KINDS = tuple(range(11))
 DEUCE = 11
 JOKER = 12
 BLACK3 = 13
 RED3 = 14
 N_KINDS = 15
-WILD_KINDS = (DEUCE, JOKER)
 
 KIND_TEXT = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "Jo", "3", "3")
 KIND_VALUE = (5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20, 20, 50, 5, 0)
@@ -61,10 +59,6 @@ _DISPLAY_ORDER = (JOKER, DEUCE, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, BLACK3, RED3)
 _DISPLAY_RANK = {k: i for i, k in enumerate(_DISPLAY_ORDER)}
 
 
-def is_wild_kind(kind: int) -> bool:
-    return kind in (DEUCE, JOKER)
-
-
 def is_natural_kind(kind: int) -> bool:
     return kind <= 10
 
@@ -78,10 +72,6 @@ def card_text(card: int) -> str:
     return TEXT_OF[card]
 
 
-def cards_text(cards: Iterable[int]) -> list[str]:
-    return [TEXT_OF[c] for c in cards]
-
-
 _DISPLAY_KEY: tuple[tuple[int, str, int], ...] = tuple(
     (_DISPLAY_RANK[KIND_OF[c]], TEXT_OF[c], c) for c in range(CARDS_PER_DECK * MAX_DECKS))
 
@@ -89,13 +79,6 @@ _DISPLAY_KEY: tuple[tuple[int, str, int], ...] = tuple(
 def display_sorted(cards: Iterable[int]) -> list[int]:
     """Wild cards first, then ranks high to low, suits in order."""
     return sorted(cards, key=_DISPLAY_KEY.__getitem__)
-
-
-def kind_counts(cards: Iterable[int]) -> list[int]:
-    counts = [0] * N_KINDS
-    for c in cards:
-        counts[KIND_OF[c]] += 1
-    return counts
 
 
 def cards_value(cards: Iterable[int]) -> int:

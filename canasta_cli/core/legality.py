@@ -6,7 +6,7 @@ can still end legally after it (see ``feasibility``).
 
 from __future__ import annotations
 
-from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
+from .cards import BLACK3, DEUCE, JOKER, KIND_OF, N_KINDS, RED3, VALUE_OF
 from .feasibility import RANKS, Situation, _greedy_opening, can_go_out, viable
 from .moves import ASK, DRAW, END, NO, YES, Add, Discard, Meld, Move, TakePile
 from .state import GameState, Phase
@@ -269,7 +269,3 @@ def _try(moves: list[Move], s: Situation, move: Move, r: int, n: int, d: int, j:
     t.add_to_meld(r, n, d, j)
     if viable(t):
         moves.append(move)
-
-
-def move_value(move: Meld | TakePile) -> int:
-    return KIND_VALUE[move.rank] * move.naturals + 20 * move.deuces + 50 * move.jokers

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import BLACK3
-
 
 @dataclass(frozen=True, slots=True)
 class Draw:
@@ -77,11 +75,3 @@ ASK = Ask()
 YES = Answer(True)
 NO = Answer(False)
 END = EndHand()
-
-
-def meld_size(move: Meld | TakePile) -> int:
-    return move.naturals + move.deuces + move.jokers
-
-
-def is_black3_meld(move: Meld) -> bool:
-    return move.rank == BLACK3

@@ -7,7 +7,7 @@ replays identically and `canasta rules` can print exactly what is in force.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 UpcardCover = Literal["any_three_or_wild", "red_three_or_wild"]
@@ -53,9 +53,6 @@ class Ruleset:
     six_player_150_threshold: int = 7500
     max_hands: int = 200
     max_turns: int = 20000
-    minimum_table: tuple[tuple[int, int], ...] = field(
-        default=((0, 15), (1500, 50), (3000, 90)), repr=False
-    )
 
     def __post_init__(self) -> None:
         problems = list(_problems(self))
@@ -127,8 +124,7 @@ class Ruleset:
         return dataclasses.replace(self, **options)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if f.name != "minimum_table"}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ruleset:
@@ -139,7 +135,7 @@ class Ruleset:
 
 
 def option_names() -> list[str]:
-    return [f.name for f in dataclasses.fields(Ruleset) if f.name not in ("name", "minimum_table")]
+    return [f.name for f in dataclasses.fields(Ruleset) if f.name != "name"]
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -212,7 +208,7 @@ def parse_option(text: str) -> tuple[str, Any]:
     key, raw = (s.strip() for s in text.split("=", 1))
     key = key.replace("-", "_").lower()
     fields = {f.name: f for f in dataclasses.fields(Ruleset)}
-    if key not in fields or key in ("name", "minimum_table"):
+    if key not in fields or key == "name":
         raise RulesError(f"unknown rule option {key!r}: known options are "
                          + ", ".join(option_names()))
     kind = fields[key].type
