@@ -217,3 +217,19 @@ def test_s8_5_former_top_card_is_melded_other_pile_cards_may_be_discarded() -> N
     assert st.pile == () and not st.pile_frozen
     assert "discard K" in legal_texts(st)  # the king came from the pile
     assert "discard J" in legal_texts(st)  # and so did the upcard
+
+
+def test_s7_3_opening_by_the_pile_may_go_out_after_picking_up_a_one_card_rest() -> None:
+    """Seven 4s (35) are a canasta below the minimum; three queens from the hand reach it and
+    empty the hand; the one card left in the pile (a black three) is then discarded to go out."""
+    rules = CLASSIC.with_options(hand_size=9)
+    st = setup(rules, seat0="4c 4d 4s 4c 4d 4s Qh Qd Qc", stock="3s 4h 9c")
+    assert "pile 4 4 4 4 4 4" in legal_texts(st)
+    st = play(st, "pile 4 4 4 4 4 4")
+    assert st.phase.value == "pile_opening"
+    assert legal_texts(st) == ["meld Q Q Q"]
+    st = play(st, "meld Q Q Q")
+    assert legal_texts(st) == ["discard 3"]
+    st = play(st, "discard 3")
+    res = st.results[0]
+    assert res.went_out == 0 and not res.concealed  # the pile was taken

@@ -115,7 +115,61 @@ def viable(s: Situation) -> bool:
         return went_out_ok(s)
     if not s.must_out and can_finish(s):
         return True
-    return not s.no_out and not s.pending and can_go_out(s)
+    if s.pending:
+        # Opening by the pile with at most one card left in it: going out after the pick-up
+        # may be the only way, and the counting arguments do not see across the pick-up.
+        return not s.no_out and sum(s.pending_counts) <= 1 and _search(s, {})
+    return not s.no_out and can_go_out(s)
+
+
+def _search(s: Situation, seen: dict[tuple[object, ...], bool]) -> bool:
+    """Exhaustive: some sequence of melds and additions ends the turn legally (rare cases)."""
+    key = (tuple(s.hc), tuple(s.ex), tuple(s.nat), tuple(s.wild), s.total, s.pending,
+           s.must_out)
+    if key in seen:
+        return seen[key]
+    seen[key] = False
+    found = (not s.pending and (s.hand_n == 0 and went_out_ok(s) or s.hand_n > 0 and (
+        not s.must_out and can_finish(s) or not s.no_out and can_go_out(s))))
+    if not found:
+        for t in _children(s):
+            if _search(t, seen):
+                found = True
+                break
+    seen[key] = found
+    return found
+
+
+def _children(s: Situation) -> list[Situation]:
+    """Every situation one meld or one added card away."""
+    out = []
+    hc, maxw, c4 = s.hc, s.maxw, s.c4
+    for r in RANKS:
+        if s.ex[r]:
+            shapes = [(1, 0, 0), (0, 1, 0), (0, 0, 1)]
+        else:
+            shapes = [(n, d, j) for n in range(2, hc[r] + 1) for d in range(hc[DEUCE] + 1)
+                      for j in range(hc[JOKER] + 1) if n + d + j >= 3]
+        for n, d, j in shapes:
+            if n > hc[r] or d > hc[DEUCE] or j > hc[JOKER]:
+                continue
+            nat, wild = s.nat[r] + n, s.wild[r] + d + j
+            if nat < 2 or wild > maxw or (c4 and wild > nat):
+                continue
+            t = s.copy()
+            t.add_to_meld(r, n, d, j)
+            out.append(t)
+    if hc[BLACK3] >= 3 and not s.pending and not s.no_out:
+        for n in range(3, hc[BLACK3] + 1):
+            t = s.copy()
+            t.hc[BLACK3] -= n
+            t.hand_n -= n
+            t.must_out = True
+            if t.opening:
+                t.started = True
+                t.total += 5 * n
+            out.append(t)
+    return out
 
 
 def opening_ok(s: Situation, melded_value: int = 0) -> bool:
