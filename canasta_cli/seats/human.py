@@ -54,6 +54,7 @@ class HumanSeat(Seat):
         self.obs: dict[str, Any] | None = None
         self.game = 0
         self.partnerships = True
+        self.hand_over = False  # a hand ended since this seat last played
 
     def start(self, hello: Message, timeout: float) -> Message:
         self.seat = int(hello["seat"])
@@ -72,6 +73,8 @@ class HumanSeat(Seat):
             self.recent.append(event)
             if event["type"] == "hand_started":
                 self.recent = [event]
+            if event["type"] == "hand_ended":
+                self.hand_over = True
             if event["type"] == "hand_ended" and self.table.once(("hand", self.game,
                                                                   event["hand"])):
                 my_side = self.seat % 2 if self.partnerships else self.seat
@@ -96,6 +99,10 @@ class HumanSeat(Seat):
         terminal, style = self.table.terminal, self.table.style
         obs = msg["observation"]
         self.obs = obs
+        if self.hand_over:
+            self.hand_over = False
+            if self.table.once(("next", self.game, int(obs["hand_no"]))):
+                terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")
         if len(self.table.humans) > 1 and self.table.last_actor != self.seat:
             terminal.clear()
             terminal.pause(f"Seat {self.seat} ({self.name}): press Enter when nobody else can see"
