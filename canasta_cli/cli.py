@@ -225,7 +225,7 @@ def match(
     draws = sum(1 for g in result.games if g.winner is None)
     if draws:
         typer.echo(f"draws: {draws}")
-    for i, rep in enumerate(result.games[-1].seats if result.games else []):
+    for i, rep in enumerate(result.seat_summary()):
         if rep["status"] != "OK" or rep["failures"]:
             typer.echo(f"seat {i} ({rep['name']}): {rep['status']} "
                        + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))

@@ -34,12 +34,28 @@ class MatchResult:
             })
         return rows
 
+    def seat_summary(self) -> list[dict[str, Any]]:
+        """Per seat over the whole match: the worst status and every failure counted."""
+        out = []
+        for i, name in enumerate(self.seats):
+            failures: dict[str, int] = {}
+            status, errors = "OK", list[str]()
+            for g in self.games:
+                rep = g.seats[i]
+                for k, v in rep["failures"].items():
+                    failures[k] = failures.get(k, 0) + v
+                if rep["status"] != "OK" and status == "OK":
+                    status = rep["status"]
+                errors += [e for e in rep["errors"] if e not in errors][:3 - len(errors)]
+            out.append({"name": name, "status": status, "failures": failures,
+                        "errors": errors})
+        return out
+
     def to_json(self) -> dict[str, Any]:
-        last = self.games[-1].seats if self.games else []
         return {"rules": self.rules.to_dict(), "seats": self.seats,
                 "games": [g.to_json() for g in self.games], "sides": self.side_table(),
                 "draws": sum(1 for g in self.games if g.winner is None),
-                "seat_status": last, "logs": str(self.log_dir)}
+                "seat_status": self.seat_summary(), "logs": str(self.log_dir)}
 
 
 def run_match(specs: list[str], rules: Ruleset, games: int, seed: int,

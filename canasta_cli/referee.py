@@ -191,8 +191,13 @@ class Referee:
         state = new_game(rules, seed=seed, decks=decks or [], dealer=dealer)
         names = [s.name for s in self.seats]
         record = self._open_record(game, record_file)
-        for rep in self.reports:
+        # A fresh report per game; a bot whose process is gone stays out, with its status.
+        old = self.reports
+        self.reports = [SeatReport(s.name) for s in self.seats]
+        for rep, before, seat in zip(self.reports, old, self.seats, strict=True):
             rep.bank_ms = float(self.time.bank_ms)
+            if not before.alive and (not seat.started or not seat.usable):
+                rep.alive, rep.status, rep.errors = False, before.status, before.errors[:1]
         self._write(record, {"type": "header", "protocol": PROTOCOL, "game": game, "seed": seed,
                              "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
                              "decks": [[TEXT_OF[c] for c in d] for d in state.stacked],
@@ -250,9 +255,10 @@ class Referee:
         move: Move | None = None
         failure: tuple[str, str] | None = None
         retries = 0
+        max_retries = self.max_retries if self.on_failure == "default" else 0
         last_error = ("PROTOCOL_ERROR", "")
         while move is None:
-            if retries > self.max_retries:
+            if retries > max_retries:
                 failure = (last_error[0], f"{last_error[1]} (after {retries} tries)")
                 break
             left = budget + self.time.margin_ms - (time.monotonic() - start) * 1000
@@ -275,7 +281,7 @@ class Referee:
             retries += 1
             self._note(record, actor, *last_error)
             msg = error_message(req, last_error[0], last_error[1],
-                                retry=retries <= self.max_retries)
+                                retry=retries <= max_retries)
         used = (time.monotonic() - start) * 1000
         rep.time_ms += used
         over = used - self.time.decision_ms
@@ -288,7 +294,7 @@ class Referee:
             return move, "bot"
         assert failure is not None
         status, reason = failure
-        if retries <= self.max_retries:
+        if retries <= max_retries:
             self._note(record, actor, status, reason)
         if status in ("CRASHED", "TIMEOUT") or not getattr(seat, "alive", True):
             rep.alive = False  # a stuck or dead bot gets default moves for the rest of the game

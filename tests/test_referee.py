@@ -207,3 +207,27 @@ def test_move_objects_are_accepted() -> None:
     result = play([broken("object"), *_others()])
     report = result.seats[0]
     assert report["status"] == "OK" and report["default_moves"] == 0, report
+
+
+def test_reports_are_per_game_and_a_dead_bot_stays_out_of_later_games(tmp_path: Path) -> None:
+    seat = broken("exiter")
+    ref = Referee([seat, *_others()], SHORT, FAST, record_dir=tmp_path)
+    try:
+        first = ref.play(1, seed=5)
+        second = ref.play(2, seed=6)
+    finally:
+        ref.close()
+    assert first.seats[0]["status"] == "CRASHED" and first.seats[0]["failures"] == {"CRASHED": 1}
+    assert second.seats[0]["status"] == "CRASHED" and second.seats[0]["failures"] == {}
+    assert second.seats[0]["default_moves"] == second.seats[0]["decisions"] > 0
+    assert second.seats[1]["decisions"] > 0 and second.seats[1]["status"] == "OK"
+
+
+def test_forfeit_policy_gives_no_retry() -> None:
+    from canasta_cli.referee import Referee as R
+    ref = R([broken("illegal"), *_others()], SHORT, FAST, on_failure="forfeit")
+    try:
+        result = ref.play(1, seed=5)
+    finally:
+        ref.close()
+    assert result.reason == "forfeit" and result.seats[0]["failures"] == {"ILLEGAL_MOVE": 1}
