@@ -226,12 +226,7 @@ def _meld_moves(state: GameState) -> list[Move]:
     if hc[BLACK3] >= 3 and not s.pending and not s.no_out:
         for n in range(3, hc[BLACK3] + 1):
             t = s.copy()
-            t.hc[BLACK3] -= n
-            t.hand_n -= n
-            t.must_out = True
-            if t.opening:
-                t.started = True
-                t.total += 5 * n
+            t.add_to_meld(BLACK3, n, 0, 0)
             if viable(t):
                 moves.append(Meld(BLACK3, n))
     if s.pending:
