@@ -62,3 +62,15 @@ def test_unlisted_cards_follow_in_seeded_order() -> None:
     b = new_game(CLASSIC, seed=1, decks=parse_deck_text("Ah", CLASSIC), dealer=3)
     c = new_game(CLASSIC, seed=2, decks=parse_deck_text("Ah", CLASSIC), dealer=3)
     assert a.hands == b.hands and a.hands != c.hands
+
+
+def test_api_accepts_preset_names_card_texts_and_move_text() -> None:
+    from canasta_cli.core import apply
+    st = new_game("classic", decks=["Ah Kh Qh Jh"], dealer=3)
+    assert "Ah" in [TEXT_OF[c] for c in st.hands[0]]
+    st2 = new_game(CLASSIC, decks=[["Ah", "Kh"]], dealer=3)
+    assert "Kh" in [TEXT_OF[c] for c in st2.hands[1]]
+    st = apply(st, "draw")
+    assert st.phase.value == "meld"
+    with pytest.raises(ValueError, match="unknown card 'Xx'"):
+        new_game(CLASSIC, decks=["Ah Xx"])

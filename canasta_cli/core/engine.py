@@ -56,13 +56,20 @@ def complete_deck(rules: Ruleset, top: Sequence[int], seed: int, hand_no: int) -
     return deck
 
 
-def new_game(rules: Ruleset = CLASSIC, seed: int = 0,
-             decks: Sequence[Sequence[int]] = (), dealer: int | None = None) -> GameState:
+def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
+             decks: Sequence[Sequence[int] | Sequence[str] | str] = (),
+             dealer: int | None = None) -> GameState:
     """A new game, its first hand dealt.
 
-    ``decks`` stacks the deck of hand 1, 2, ... (top card first, possibly partial); later
-    hands are shuffled from ``seed``.  ``dealer`` defaults to a seat drawn from the seed.
+    ``rules`` is a Ruleset or a preset name.  ``decks`` stacks the deck of hand 1, 2, ...
+    (top card first, possibly partial), as card ids, card texts (``["Ah", "10s", "Jo"]``) or
+    one string of them; later hands are shuffled from ``seed``.  ``dealer`` defaults to a
+    seat drawn from the seed.
     """
+    if isinstance(rules, str):
+        from .rules import preset
+        rules = preset(rules)
+    orders = [_deck_ids(d, rules) for d in decks]
     if dealer is None:
         dealer = random.Random(f"canasta/{seed}/dealer").randrange(rules.players)
     if not 0 <= dealer < rules.players:
@@ -70,7 +77,7 @@ def new_game(rules: Ruleset = CLASSIC, seed: int = 0,
     st = object.__new__(GameState)
     st.rules = rules
     st.seed = seed
-    st.stacked = tuple(complete_deck(rules, d, seed, i + 1) for i, d in enumerate(decks))
+    st.stacked = tuple(complete_deck(rules, d, seed, i + 1) for i, d in enumerate(orders))
     st.hand_no = 0
     st.dealer = (dealer - 1) % rules.players
     st.scores = (0,) * rules.sides
@@ -84,8 +91,24 @@ def new_game(rules: Ruleset = CLASSIC, seed: int = 0,
     return st
 
 
-def apply(state: GameState, move: Move) -> GameState:
-    """The state after ``move``; ``state`` itself is never changed."""
+def _deck_ids(deck: Sequence[int] | Sequence[str] | str, rules: Ruleset) -> list[int]:
+    if isinstance(deck, str):
+        deck = deck.split()
+    if all(isinstance(c, str) for c in deck):
+        from .cards import parse_card_sequence
+        try:
+            return parse_card_sequence([str(c) for c in deck], rules.decks)
+        except ValueError as exc:
+            raise DeckError(str(exc)) from None
+    return [int(c) for c in deck]
+
+
+def apply(state: GameState, move: Move | str) -> GameState:
+    """The state after ``move`` (a move, or its notation such as ``"meld K K 2"``); ``state``
+    itself is never changed."""
+    if isinstance(move, str):
+        from .notation import parse_move
+        move = parse_move(move, top_rank=KIND_OF[state.pile[-1]] if state.pile else None)
     if move not in legal_moves(state):
         from .explain import explain
         raise IllegalMoveError(move, explain(state, move))
