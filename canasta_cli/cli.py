@@ -70,6 +70,55 @@ def rules(rules: RulesOpt = "classic", set_: SetOpt = None,
 
 
 @app.command()
+def position(
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
+    seed: Annotated[int, typer.Option(help="Seed for the deal.")] = 0,
+    deck: Annotated[Path | None, typer.Option(help="Stacked deck file (docs/ENGINE.md).")]
+    = None,
+    dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None,
+    moves: Annotated[str, typer.Option(
+        help="Moves to play first, separated by ';', e.g. 'draw; meld K K K; discard 4'.")]
+    = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the observation as JSON.")]
+    = False,
+) -> None:
+    """Set up a position (stacked deck and moves) and show it with every legal move."""
+    from .core import IllegalMoveError, NotationError, format_move, observation
+    from .ui.render import Style, render_table
+    r = load_rules(rules, set_)
+    decks: list[list[int]] = []
+    if deck is not None:
+        try:
+            decks = parse_deck_text(deck.read_text(encoding="utf-8"), r, dealer, seed)
+        except OSError as exc:
+            raise _fail(f"cannot read {deck}: {exc.strerror}") from None
+        except DeckFileError as exc:
+            raise _fail(f"{deck}: {exc}") from None
+    state = new_game(r, seed=seed, decks=decks, dealer=dealer)
+    for i, text in enumerate(t.strip() for t in moves.replace("\n", ";").split(";")):
+        if not text:
+            continue
+        try:
+            state = apply(state, text)
+        except (IllegalMoveError, NotationError) as exc:
+            raise _fail(f"move {i + 1} ({text!r}) by seat {state.actor}: {exc}") from None
+        if state.is_over:
+            break
+    if state.is_over:
+        typer.echo(f"The game is over: {state.game_end_reason}, scores {list(state.scores)}")
+        return
+    obs = observation(state, state.actor, history=False)
+    legal = [format_move(m) for m in legal_moves(state)]
+    if as_json:
+        typer.echo(json.dumps({"observation": obs, "moves": legal}, indent=2))
+        return
+    names = [f"seat {i}" for i in range(r.players)]
+    typer.echo(render_table(obs, [], names, Style(color=False)))
+    typer.echo("Legal moves: " + ", ".join(legal))
+
+
+@app.command()
 def play(
     rules: RulesOpt = "classic",
     set_: SetOpt = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -93,3 +94,20 @@ def test_console_script_is_installed() -> None:
     exe = shutil.which("canasta") or str(Path(sys.executable).parent / "canasta")
     out = subprocess.run([exe, "rules"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "Ruleset: classic" in out.stdout
+
+
+def test_position_shows_a_set_up_position_and_its_legal_moves(tmp_path: Path) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text("seat0: Kh Kd Kc Ks Kh Kd Kc Ah Ad Ac 9h\nstock: Qh Ks\n", encoding="utf-8")
+    result = runner.invoke(app, ["position", "--deck", str(deck), "--dealer", "3",
+                                 "--moves", "draw"])
+    assert result.exit_code == 0, result.output
+    assert "Your hand (12)" in result.output
+    assert "Legal moves: ask, meld K K K," in result.output and "discard 9" in result.output
+    as_json = runner.invoke(app, ["position", "--deck", str(deck), "--dealer", "3",
+                                  "--moves", "draw; meld K K K K K K K K", "--json"])
+    data = json.loads(as_json.output)
+    assert data["observation"]["melds"][0][0]["canasta"] == "natural"
+    bad = runner.invoke(app, ["position", "--deck", str(deck), "--dealer", "3",
+                              "--moves", "draw; meld Q Q Q"])
+    assert bad.exit_code == 2 and "move 2 ('meld Q Q Q') by seat 0: you hold 0 Q" in bad.output
