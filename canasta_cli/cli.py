@@ -488,6 +488,20 @@ def _bots_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "bots"
 
 
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+        typer.echo(f"canasta {__version__} (protocol canasta/1)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")]
+        = False) -> None:
+    """Canasta: an exact rules engine, a referee and bots."""
+
+
 def main() -> None:
     app()
 

@@ -251,7 +251,7 @@ class Referee:
         budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
         start = time.monotonic()
         msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
-                          wire_only=seat.wire_only)
+                          wire_only=seat.wire_only, explains=seat.explains)
         move: Move | None = None
         failure: tuple[str, str] | None = None
         retries = 0

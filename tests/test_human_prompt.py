@@ -25,7 +25,7 @@ def _act():  # type: ignore[no-untyped-def]
     st = new_game(CLASSIC, seed=5, dealer=3)
     from canasta_cli.core import apply
     st = apply(st, legal_moves(st)[0])  # seat 0 draws: now melds and discards are legal
-    msg = act_message(1, 1, st, legal_moves(st), 1000, 0)
+    msg = act_message(1, 1, st, legal_moves(st), 1000, 0, explains=True)
     top = KIND_OF[st.pile[-1]]
     return st, msg, top
 

@@ -149,3 +149,20 @@ def test_redealing_hidden_cards_leaves_a_seats_messages_byte_identical(seed: int
         return out
 
     assert stream(deck) == stream(other)
+
+
+def test_only_a_persons_seat_gets_the_explainer() -> None:
+    """``explain`` closes over the whole state, so bots (even in-process ones) never get it."""
+    from canasta_cli.seats.human import HumanSeat
+    seen: list[bool] = []
+
+    def spy(msg: Message) -> Message | None:
+        if msg.get("type") == "act":
+            seen.append(hasattr(msg, "explain"))
+            return {"type": "move", "id": msg["id"], "index": 0}
+        return None
+
+    seats = [PolicySeat("spy", spy)] + [builtin_seat("builtin:random", i) for i in (1, 2, 3)]
+    Referee(seats, PRESETS["classic"].with_options(max_hands=1)).play(1, seed=2)
+    assert seen and not any(seen)
+    assert HumanSeat.explains and not PolicySeat.explains

@@ -119,9 +119,11 @@ def _move_parts(move: Move) -> tuple[dict[str, Any], str]:
 
 
 def act_message(game: int, request: int, state: GameState, moves: list[Move],
-                deadline_ms: int, bank_ms: int, wire_only: bool = False) -> dict[str, Any]:
+                deadline_ms: int, bank_ms: int, wire_only: bool = False,
+                explains: bool = False) -> dict[str, Any]:
     """The request to act.  ``wire_only`` (for seats that only want the bytes) leaves the
-    listed moves out of the dict; the wire form always has everything."""
+    listed moves out of the dict; the wire form always has everything.  ``explains`` attaches
+    ``explain`` for a person's prompt; no other seat gets it (it closes over the state)."""
     seat = state.actor
     obs = observation(state, seat, history=False)
     parts = [_move_parts(m) for m in moves]
@@ -132,7 +134,8 @@ def act_message(game: int, request: int, state: GameState, moves: list[Move],
     msg.wire = (f'{{"type":"act","game":{game},"id":{request},"seat":{seat},"observation":'
                 f'{_observation_text(obs, state)},"moves":[{moves_text}],'
                 f'"deadline_ms":{deadline_ms},"bank_ms":{bank_ms}}}\n').encode()
-    msg.explain = partial(_explain, state)
+    if explains:
+        msg.explain = partial(_explain, state)
     return msg
 
 

@@ -33,6 +33,7 @@ class Seat(abc.ABC):
     wire_only: bool = False  # True: only the encoded form of a message is used
     timed: bool = True  # False for people: no deadline, no time bank
     started: bool = False  # the handshake is done (set by the referee)
+    explains: bool = False  # a person's seat: requests carry ``explain`` for refused moves
 
     @abc.abstractmethod
     def start(self, hello: Message, timeout: float) -> Message: ...

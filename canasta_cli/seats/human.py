@@ -44,6 +44,7 @@ class SharedTable:
 
 class HumanSeat(Seat):
     timed = False
+    explains = True
 
     def __init__(self, table: SharedTable, name: str = "you") -> None:
         self.table = table
