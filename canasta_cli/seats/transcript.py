@@ -16,6 +16,8 @@ class TranscriptSeat(Seat):
     def __init__(self, inner: Seat, path: Path) -> None:
         self.inner = inner
         self.name = inner.name
+        self.timed = inner.timed
+        self.explains = inner.explains
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] | None = open(path, "w", encoding="utf-8")  # noqa: SIM115
 
