@@ -25,7 +25,7 @@ Key = tuple[object, ...]
 
 def _freeze(s) -> Key:  # type: ignore[no-untyped-def]
     return (tuple(s.hc), tuple(s.ex), tuple(s.nat), tuple(s.wild), s.total, s.started,
-            s.pending, tuple(s.pending_counts), s.must_out)
+            s.pending, tuple(s.pending_counts), s.must_out, s.b3_melded)
 
 
 class Oracle:
@@ -42,7 +42,7 @@ class Oracle:
         return not opening or total >= minimum or (waiver and canastas >= 1)
 
     def finishes(self, key: Key) -> bool:
-        hc, ex, nat, wild, total, started, pending, _pc, must_out = key
+        hc, ex, nat, wild, total, started, pending, _pc, must_out, b3 = key
         opening, minimum, no_out, no_discard, waiver, req, _mw, _c4 = self.fixed
         hand_n = sum(hc)  # type: ignore[arg-type]
         can = self.canastas(nat, wild)  # type: ignore[arg-type]
@@ -59,7 +59,7 @@ class Oracle:
         return not must_out and met
 
     def children(self, key: Key):  # type: ignore[no-untyped-def]
-        hc, ex, nat, wild, total, started, pending, pc, must_out = key
+        hc, ex, nat, wild, total, started, pending, pc, must_out, b3 = key
         _o, _m, no_out, _nd, _w, _r, maxw, c4 = self.fixed
         hc, ex, nat, wild = list(hc), list(ex), list(nat), list(wild)  # type: ignore[arg-type]
         for r in range(11):
@@ -76,19 +76,19 @@ class Oracle:
                     continue
                 yield (Meld(r, n, d, j) if not ex[r] else
                        Add(r, r if n else DEUCE if d else JOKER)), self.after(key, r, n, d, j)
-        if hc[BLACK3] >= 3 and not pending and not no_out:
+        if hc[BLACK3] >= 3 and not pending and not no_out and not b3:
             for n in range(3, hc[BLACK3] + 1):
                 yield Meld(BLACK3, n), self.after(key, BLACK3, n, 0, 0)
 
     def after(self, key: Key, r: int, n: int, d: int, j: int) -> Key:
-        hc, ex, nat, wild, total, started, pending, pc, must_out = key
+        hc, ex, nat, wild, total, started, pending, pc, must_out, b3 = key
         opening = self.fixed[0]
         hc, ex, nat, wild = list(hc), list(ex), list(nat), list(wild)  # type: ignore[arg-type]
         hc[r] -= n
         hc[DEUCE] -= d
         hc[JOKER] -= j
         if r == BLACK3:
-            must_out = True
+            must_out = b3 = True
         else:
             ex[r] = True
             nat[r] += n
@@ -100,7 +100,7 @@ class Oracle:
                 pending = False
                 hc = [a + b for a, b in zip(hc, pc, strict=True)]  # type: ignore[arg-type]
         return (tuple(hc), tuple(ex), tuple(nat), tuple(wild), total, started, pending, pc,
-                must_out)
+                must_out, b3)
 
     def _search(self, key: Key) -> bool:
         if self.finishes(key):

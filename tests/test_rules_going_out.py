@@ -243,3 +243,15 @@ def test_s11_4_two_player_draw_takes_the_last_single_card() -> None:
     before = len(st.hands[seat])
     st = apply(st, Draw())
     assert len(st.hands[seat]) == before + 1 and not st.stock
+
+
+def test_s10_4_one_black_three_set_per_side_even_with_six_black_threes() -> None:
+    rules = PRESETS["six-player"].with_options(canastas_to_go_out=1)
+    st = play(setup(rules, dealer=5, seat0="3s 3c 3s 3c 3s 3c Kh Kd Kc Ks Kh Kd Kc",
+                    stock="Qh Ks"), "draw")
+    sets = [t for t in legal_texts(st) if t.startswith("meld 3")]
+    assert sets == ["meld 3 3 3 3 3", "meld 3 3 3 3 3 3"]  # never two sets of three
+    st = play(st, "meld K K K K K K K K", "meld 3 3 3 3 3")
+    assert legal_texts(st) == ["discard 3"]
+    st = play(st, "discard 3")
+    assert st.results[0].went_out == 0

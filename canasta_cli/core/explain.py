@@ -170,6 +170,8 @@ def _meld_reason(state: GameState, mv: Meld, hc: list[int], side: int) -> str | 
             return "black threes are melded alone, never with wild cards"
         if mv.naturals < 3:
             return "black threes may be melded only as a set of three or more"
+        if state.melds[side][BLACK3] is not None:
+            return "your side already has its black-three set: one set per side"
         if state.permission is False:
             return "your partner said no: black threes may be melded only when going out"
         return "black threes may be melded only when you go out this turn with them"

@@ -19,7 +19,7 @@ class Situation:
 
     __slots__ = ("hc", "ex", "nat", "wild", "canastas", "hand_n", "opening", "started", "total",
                  "minimum", "pending", "pending_counts", "must_out", "no_out", "no_discard",
-                 "waiver", "req", "maxw", "c4")
+                 "waiver", "req", "maxw", "c4", "b3_melded")
 
     hc: list[int]
     ex: list[bool]
@@ -40,6 +40,7 @@ class Situation:
     req: int
     maxw: int
     c4: bool
+    b3_melded: bool        # the side's black-three set is down (one per side, like any rank)
 
     def copy(self) -> Situation:
         new = object.__new__(Situation)
@@ -62,6 +63,7 @@ class Situation:
         new.req = self.req
         new.maxw = self.maxw
         new.c4 = self.c4
+        new.b3_melded = self.b3_melded
         return new
 
     # Changes used to try a move -----------------------------------------------------------
@@ -75,6 +77,7 @@ class Situation:
             self.hand_n -= naturals + deuces + jokers
         if rank == BLACK3:
             self.must_out = True
+            self.b3_melded = True
         else:
             before = self.nat[rank] + self.wild[rank]
             self.ex[rank] = True
@@ -159,7 +162,7 @@ def _children(s: Situation) -> list[Situation]:
             t = s.copy()
             t.add_to_meld(r, n, d, j)
             out.append(t)
-    if hc[BLACK3] >= 3 and not s.pending and not s.no_out:
+    if hc[BLACK3] >= 3 and not s.pending and not s.no_out and not s.b3_melded:
         for n in range(3, hc[BLACK3] + 1):
             t = s.copy()
             t.add_to_meld(BLACK3, n, 0, 0)
@@ -267,7 +270,7 @@ def can_go_out(s: Situation) -> bool:
     hc = s.hc
     singles = [r for r in RANKS if hc[r] == 1 and not s.ex[r]]
     b3 = hc[BLACK3]
-    if len(singles) > 1 or b3 == 2 or (singles and b3 == 1):
+    if len(singles) > 1 or b3 == 2 or (singles and b3 == 1) or (s.b3_melded and b3 > 1):
         return False
     if s.no_discard:
         if singles or b3 == 1:
@@ -288,7 +291,7 @@ def _all_melded(s: Situation, discard: int | None) -> bool:
         h = h[:]
         h[discard] -= 1
     b3 = h[BLACK3]
-    if b3 in (1, 2):
+    if b3 in (1, 2) or (b3 and s.b3_melded):
         return False
     maxw, c4 = s.maxw, s.c4
     value = 5 * b3 + 20 * h[DEUCE] + 50 * h[JOKER]

@@ -72,6 +72,7 @@ def situation(state: GameState) -> Situation:
     s.req = rules.canastas_to_go_out
     s.maxw = rules.max_wilds_per_meld
     s.c4 = rules.wild_le_natural
+    s.b3_melded = melds[BLACK3] is not None
     return s
 
 
@@ -223,7 +224,7 @@ def _meld_moves(state: GameState) -> list[Move]:
                             moves.append(Meld(r, n, d, j))
                         else:
                             _try(moves, s, Meld(r, n, d, j), r, n, d, j, -1)
-    if hc[BLACK3] >= 3 and not s.pending and not s.no_out:
+    if hc[BLACK3] >= 3 and not s.pending and not s.no_out and not s.b3_melded:
         for n in range(3, hc[BLACK3] + 1):
             t = s.copy()
             t.add_to_meld(BLACK3, n, 0, 0)
