@@ -203,3 +203,36 @@ def test_every_game_ends_within_the_turn_cap() -> None:
     st = random_game(rules, 5)
     assert st.game_end_reason == "turn_limit" and st.turn_no == 30
     assert st.results[-1].reason == "turn_limit"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st_.data(), seed=st_.integers(0, 10**9))
+def test_any_combination_of_rule_options_keeps_every_invariant(data: st_.DataObject,
+                                                               seed: int) -> None:
+    """Options interact (six-player black threes, draw 2 with a last red three...): every
+    combination keeps the cards, the move lists and the move oracle right."""
+    from oracle import _check
+    base = data.draw(st_.sampled_from(list(PRESETS.values())), label="preset")
+    flags = ("buried_red3_freezes", "buried_black3_freezes", "black3_discard_freezes",
+             "wild_le_natural", "concealed_forbids_pile", "concealed_waives_minimum",
+             "one_card_pile_rule", "permission_enabled")
+    opts: dict[str, object] = {f: data.draw(st_.booleans(), label=f) for f in flags}
+    opts.update(
+        upcard_cover=data.draw(st_.sampled_from(["any_three_or_wild", "red_three_or_wild"])),
+        initial_red3_timing=data.draw(st_.sampled_from(["after_deal", "first_turn"])),
+        last_card_red3=data.draw(st_.sampled_from(["end_now", "meld_no_discard"])),
+        exhausted_forced_take=data.draw(st_.sampled_from(["matches_meld", "any_legal"])),
+        tie_policy=data.draw(st_.sampled_from(["play_on", "draw"])),
+        canastas_to_go_out=data.draw(st_.integers(1, 2)),
+        draw_count=data.draw(st_.integers(1, 2)),
+        max_wilds_per_meld=data.draw(st_.integers(2, 3)),
+        max_hands=1)
+    rules = base.with_options(**opts)
+
+    def check(st: GameState, moves: list[object], rng: random.Random) -> None:
+        cards = all_cards(st)
+        assert len(cards) == rules.deck_size == len(set(cards))
+        if rng.random() < 0.2:
+            _check(st)
+
+    random_game(rules, seed, check)
