@@ -231,3 +231,11 @@ def test_forfeit_policy_gives_no_retry() -> None:
     finally:
         ref.close()
     assert result.reason == "forfeit" and result.seats[0]["failures"] == {"ILLEGAL_MOVE": 1}
+
+
+def test_shutdown_escalates_to_kill_and_leaves_no_orphan() -> None:
+    seat = broken("stubborn")
+    start = time.monotonic()
+    play([seat, *_others()])  # play() closes the referee: bye, SIGTERM, SIGKILL
+    assert _gone(seat)  # the bot is reaped and nothing is left in its process group
+    assert time.monotonic() - start < 30

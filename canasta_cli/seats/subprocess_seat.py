@@ -13,6 +13,7 @@ import select
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -24,6 +25,52 @@ from .base import Message, Seat, SeatFailure
 # Only what a program needs to run; nothing about the game (no seed, no deck) is ever passed.
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT",
              "PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH", "TERM")
+
+
+_SUBREAPER: list[bool] = []
+
+
+def _become_subreaper() -> None:
+    """Have orphaned descendants of bots reparent to this process (Linux), so that the
+    grandchildren a bot leaves behind are reaped here, not left as zombies under an init that
+    may not reap (containers)."""
+    if _SUBREAPER or not sys.platform.startswith("linux"):
+        return
+    _SUBREAPER.append(True)
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def _reap_group(pgid: int, timeout: float = 1.0) -> None:
+    """Reap this process's children in process group ``pgid`` (a killed bot's descendants)."""
+    me = os.getpid()
+    deadline = time.monotonic() + timeout
+    while True:
+        pending = []
+        try:
+            entries = os.listdir("/proc")
+        except OSError:
+            return
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == me and int(fields[2]) == pgid:
+                pending.append(int(entry))
+        for pid in pending:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+        if not pending or time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
 
 
 def bot_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -66,6 +113,7 @@ class SubprocessSeat(Seat):
 
     # Lifecycle ---------------------------------------------------------------------------
     def start(self, hello: Message, timeout: float) -> Message:
+        _become_subreaper()
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -267,6 +315,7 @@ class SubprocessSeat(Seat):
                 self._signal(signal.SIGKILL)
                 proc.wait()
         self._signal(signal.SIGKILL)  # anything the bot left behind in its group
+        _reap_group(proc.pid)
         for t in self._threads:
             t.join(timeout=grace)
         for stream in (proc.stdin, proc.stdout, proc.stderr):

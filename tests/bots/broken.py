@@ -30,12 +30,20 @@ def main() -> None:  # noqa: C901 - one branch per failure
         return
     if MODE == "outofturn":
         out({"type": "move", "id": 0, "index": 0})
+    if MODE == "stubborn":
+        # Ignores bye and SIGTERM, and leaves a child behind in its process group.
+        import signal
+        import subprocess
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     acts = 0
     request = None
     for line in sys.stdin:
         msg = json.loads(line)
         kind = msg["type"]
         if kind == "bye":
+            if MODE == "stubborn":
+                time.sleep(120)
             return
         if MODE == "stderr":
             sys.stderr.write("x" * 100_000 + "\n")
