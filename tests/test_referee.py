@@ -67,7 +67,8 @@ def test_javascript_bot_plays_a_real_game(tmp_path: Path) -> None:
     seats = [SubprocessSeat(js), builtin_seat("builtin:random", 1), SubprocessSeat(js),
              builtin_seat("builtin:random", 2)]
     result = play(seats, SHORT, TimeControl(), tmp_path)
-    assert result.seats[0]["status"] == "OK" and result.seats[0]["decisions"] > 10
+    report = result.seats[0]  # the bot is random: the game's length varies
+    assert report["status"] == "OK" and report["decisions"] >= 2 and report["default_moves"] == 0
     assert replay(load_record(tmp_path / "game-0001.jsonl")).ok
 
 
