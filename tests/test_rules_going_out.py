@@ -255,3 +255,32 @@ def test_s10_4_one_black_three_set_per_side_even_with_six_black_threes() -> None
     assert legal_texts(st) == ["discard 3"]
     st = play(st, "discard 3")
     assert st.results[0].went_out == 0
+
+
+def test_s14_1_two_player_going_out_concealed_with_both_canastas_in_that_turn() -> None:
+    rules = PRESETS["two-player"]
+    hand = "Kh Kd Kc Ks Kh Kd Kc Qh Qd Qc Qs Qh Qd Qc 9h"
+    st = play(setup(rules, seat0=hand, stock="8h Ks Qs"), "draw")  # draws two: Ks, Qs
+    assert "ask" not in legal_texts(st)  # no partner to ask
+    st = play(st, "meld K K K K K K K K")
+    assert "meld Q Q Q Q Q Q Q Q" in legal_texts(st)  # the second canasta: going out is open
+    st = play(st, "meld Q Q Q Q Q Q Q Q", "discard 9")
+    res = st.results[0]
+    assert res.went_out == 0 and res.concealed and res.sides[0].going_out == 200
+    assert res.sides[0].natural_canastas == 2
+
+
+def test_s10_5_six_player_asks_the_next_teammate() -> None:
+    rules = PRESETS["six-player"].with_options(canastas_to_go_out=1)
+    st = play(setup(rules, dealer=5, seat0="Kh Kd Kc Ks Kh Kd Kc Ah Ad Ac 9h 9d 9c",
+                    stock="Qh Ks"), "draw", "ask")
+    assert st.actor == 2 and legal_texts(st) == ["yes", "no"]
+
+
+def test_s14_1_two_player_one_canasta_is_not_enough_to_go_out() -> None:
+    rules = PRESETS["two-player"]
+    hand = "Kh Kd Kc Ks Kh Kd Kc Ah Ad Ac 5h 5d 5c 6h 6d"
+    st = play(setup(rules, seat0=hand, stock="8h Ks 6c"), "draw")
+    st = play(st, "meld K K K K K K K K", "meld A A A", "meld 5 5 5")
+    # 6 6 6 left: melding them would empty the hand with one canasta only.
+    assert "meld 6 6 6" not in legal_texts(st)
