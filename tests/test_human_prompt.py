@@ -117,3 +117,15 @@ def test_resuming_a_finished_game_is_refused(tmp_path: Path) -> None:
     again = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--resume",
                             str(record)], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert again.returncode == 2 and "already over" in again.stderr
+
+
+def test_score_command_lists_hands_and_totals() -> None:
+    from canasta_cli.ui.render import render_scores
+    st, msg, top = _act()
+    obs = msg["observation"]
+    event = {"hand": 1, "scores": {"sides": [{"total": 640}, {"total": -35}]}}
+    text = render_scores({**obs, "scores": [640, -35]}, [event], True)
+    lines = text.splitlines()
+    assert lines[0].split() == ["hand", "us", "them"]
+    assert lines[1].split() == ["1", "+640", "-35"] and lines[2].split() == ["total", "640", "-35"]
+    assert lines[3].startswith("needs")

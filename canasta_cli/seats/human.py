@@ -13,7 +13,7 @@ from ..core.cards import parse_kind
 from ..core.notation import NOTATION_HELP
 from ..protocol.messages import PROTOCOL
 from ..ui.prompt import Choice, InputError, Terminal, check_input
-from ..ui.render import Style, render_hand_end, render_table
+from ..ui.render import Style, render_hand_end, render_scores, render_table
 from .base import Interrupted, Message, Seat
 
 HELP = f"""Commands: help, moves (list the legal moves), score, quit (saves the game).
@@ -56,6 +56,7 @@ class HumanSeat(Seat):
         self.game = 0
         self.partnerships = True
         self.hand_over = False  # a hand ended since this seat last played
+        self.history: list[dict[str, Any]] = []  # hand_ended events of this game
 
     def start(self, hello: Message, timeout: float) -> Message:
         self.seat = int(hello["seat"])
@@ -69,6 +70,7 @@ class HumanSeat(Seat):
             self.names = list(msg["names"])
             self.partnerships = int(msg["players"]) in (4, 6)
             self.recent = []
+            self.history = []
         elif kind == "event":
             event = msg["event"]
             self.recent.append(event)
@@ -76,6 +78,7 @@ class HumanSeat(Seat):
                 self.recent = [event]
             if event["type"] == "hand_ended":
                 self.hand_over = True
+                self.history.append(event)
             if event["type"] == "hand_ended" and self.table.once(("hand", self.game,
                                                                   event["hand"])):
                 my_side = self.seat % 2 if self.partnerships else self.seat
@@ -137,7 +140,7 @@ class HumanSeat(Seat):
             elif choice.command == "moves":
                 terminal.show("Legal moves: " + ", ".join(legal))
             elif choice.command == "score":
-                terminal.show(render_table(obs, [], self.names, style))
+                terminal.show(render_scores(obs, self.history, self.partnerships))
 
 
 __all__ = ["HumanSeat", "InputError", "SharedTable"]

@@ -145,3 +145,19 @@ def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
         lines.append(f"{label:<20}" + "".join(f"{s[key]:>{width + 2}}" for s in sides))
     lines.append(f"{'Game total':<20}" + "".join(f"{t:>{width + 2}}" for t in event["totals"]))
     return "\n".join(lines)
+
+
+def render_scores(obs: dict[str, Any], history: list[dict[str, Any]],
+                  partnerships: bool) -> str:
+    """The game so far: each finished hand's scores and the running totals, then the minimum
+    each side needs for its first meld now."""
+    side = obs["side"]
+    heads = [side_name(s, side, partnerships) for s in range(len(obs["scores"]))]
+    lines = [f"{'hand':<6}" + "".join(f"{h:>12}" for h in heads)]
+    for e in history:
+        lines.append(f"{e['hand']:<6}" + "".join(f"{s['total']:>+12}" for s in e["scores"]["sides"]))
+    lines.append(f"{'total':<6}" + "".join(f"{t:>12}" for t in obs["scores"]))
+    lines.append(f"{'needs':<6}" + "".join(
+        f"{'melded' if obs['side_melded'][s] else obs['minimums'][s]:>12}"
+        for s in range(len(obs["scores"]))))
+    return "\n".join(lines)
