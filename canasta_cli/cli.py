@@ -49,6 +49,19 @@ def load_rules(name: str, options: list[str] | None) -> Ruleset:
         raise _fail(str(exc)) from None
 
 
+def load_decks(path: Path | None, rules: Ruleset, dealer: int | None,
+               seed: int) -> list[list[int]]:
+    """A stacked-deck file for --deck, or a clear error naming the file."""
+    if path is None:
+        return []
+    try:
+        return parse_deck_text(path.read_text(encoding="utf-8"), rules, dealer, seed)
+    except OSError as exc:
+        raise _fail(f"cannot read {path}: {exc.strerror}") from None
+    except DeckFileError as exc:
+        raise _fail(f"{path}: {exc}") from None
+
+
 @app.command()
 def rules(rules: RulesOpt = "classic", set_: SetOpt = None,
           as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")]
@@ -87,14 +100,7 @@ def position(
     from .core import IllegalMoveError, NotationError, format_move, observation
     from .ui.render import Style, render_table
     r = load_rules(rules, set_)
-    decks: list[list[int]] = []
-    if deck is not None:
-        try:
-            decks = parse_deck_text(deck.read_text(encoding="utf-8"), r, dealer, seed)
-        except OSError as exc:
-            raise _fail(f"cannot read {deck}: {exc.strerror}") from None
-        except DeckFileError as exc:
-            raise _fail(f"{deck}: {exc}") from None
+    decks = load_decks(deck, r, dealer, seed)
     state = new_game(r, seed=seed, decks=decks, dealer=dealer)
     for i, text in enumerate(t.strip() for t in moves.replace("\n", ";").split(";")):
         if not text:
@@ -179,19 +185,12 @@ def play(
 @app.command()
 def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
          seed: Annotated[int, typer.Option(help="Seed for the deal and the players.")] = 1,
-         deck: Annotated[Path | None, typer.Option(help="Stacked deck file (docs/DECKS.md).")]
+         deck: Annotated[Path | None, typer.Option(help="Stacked deck file (docs/ENGINE.md).")]
          = None,
          dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None) -> None:
     """Watch built-in random players play a whole game; prints each hand's scores."""
     r = load_rules(rules, set_)
-    decks: list[list[int]] = []
-    if deck is not None:
-        try:
-            decks = parse_deck_text(deck.read_text(encoding="utf-8"), r, dealer, seed)
-        except OSError as exc:
-            raise _fail(f"cannot read {deck}: {exc.strerror}") from None
-        except DeckFileError as exc:
-            raise _fail(f"{deck}: {exc}") from None
+    decks = load_decks(deck, r, dealer, seed)
     state = new_game(r, seed=seed, decks=decks, dealer=dealer)
     rng = random.Random(seed)
     shown = 0
