@@ -24,15 +24,13 @@ from .core import (
 from .core.cards import KIND_OF
 from .core.moves import Discard, Draw
 from .protocol.messages import (
-    IllegalReply,
-    ProtocolError,
     act_message,
     error_message,
     event_message,
     game_start_message,
     hello_message,
-    read_reply,
 )
+from .protocol.replies import IllegalReply, ProtocolError, read_reply
 from .seats.base import SeatFailure
 from .seats.subprocess_seat import SubprocessSeat
 

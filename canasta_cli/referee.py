@@ -29,16 +29,14 @@ from .core.events import Event
 from .core.moves import Answer, Discard, Draw
 from .protocol.messages import (
     PROTOCOL,
-    IllegalReply,
-    ProtocolError,
     act_message,
     error_message,
     event_message,
     game_end_message,
     game_start_message,
     hello_message,
-    read_reply,
 )
+from .protocol.replies import IllegalReply, ProtocolError, quote, read_reply
 from .seats.base import Interrupted, Seat, SeatFailure
 
 FailurePolicy = Literal["default", "forfeit"]
@@ -68,7 +66,9 @@ class SeatReport:
     default_moves: int = 0
     time_ms: float = 0.0
     bank_ms: float = 0.0
-    alive: bool = True
+    alive: bool = True  # still asked to decide in this game (else default moves)
+    late: int = 0  # replies to earlier requests, dropped
+    gone: bool = False  # crashed: nothing more is sent to it
 
     def fail(self, status: str, reason: str) -> None:
         self.failures[status] += 1
@@ -80,7 +80,8 @@ class SeatReport:
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "status": self.status, "failures": dict(self.failures),
                 "errors": self.errors, "decisions": self.decisions,
-                "default_moves": self.default_moves, "time_ms": round(self.time_ms, 1)}
+                "default_moves": self.default_moves, "time_ms": round(self.time_ms, 1),
+                "late_replies": self.late}
 
 
 @dataclass
@@ -145,7 +146,9 @@ class Referee:
         self.max_retries = max_retries
         self.reports = [SeatReport(s.name) for s in seats]
         self._started = False
-        self._request = 0
+        # Request ids never repeat for a seat, even across referees (a tournament reuses bot
+        # processes), so that a reply from an earlier game is recognised as late.
+        self._request = max((s.last_request for s in seats), default=0)
         self._pending: list[dict[str, Any]] = []  # handshake failures, for the first record
         self.round_trips_ms: list[float] = []  # act built -> legal move in hand, per bot decision
 
@@ -162,10 +165,11 @@ class Referee:
             try:
                 ready = seat.start(hello, self.time.startup_ms / 1000)
                 if ready.get("protocol", PROTOCOL) != PROTOCOL:
-                    raise SeatFailure("PROTOCOL_ERROR",
-                                      f"speaks {ready.get('protocol')!r}, not {PROTOCOL}")
+                    raise SeatFailure("PROTOCOL_ERROR", f"speaks {quote(str(ready.get('protocol')))},"
+                                      f" not {PROTOCOL}")
                 seat.started = True
             except SeatFailure as f:
+                seat.close()  # a bot that failed its handshake is not kept running
                 self._dead(i, f.status, f"handshake: {f.reason}")
 
     def _dead(self, seat: int, status: str, reason: str) -> None:
@@ -203,6 +207,7 @@ class Referee:
                              "decks": [[TEXT_OF[c] for c in d] for d in state.stacked],
                              "time": self.time.to_json(), "on_failure": self.on_failure})
         for note in self._pending:
+            self.reports[note["seat"]].failures[note["status"]] += 1  # counted in this game
             self._write(record, note)
         self._pending.clear()
         for i, _seat in enumerate(self.seats):
@@ -248,6 +253,7 @@ class Referee:
             return default_move(moves), "default"
         self._request += 1
         req = self._request
+        seat.last_request = req
         budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
         start = time.monotonic()
         msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
@@ -270,7 +276,7 @@ class Referee:
                 move = read_reply(reply, req, state, moves)
                 continue
             except SeatFailure as f:
-                if f.status != "PROTOCOL_ERROR" or not getattr(seat, "alive", True):
+                if f.status != "PROTOCOL_ERROR" or not seat.usable:
                     failure = (f.status, f.reason)
                     break
                 last_error = (f.status, f.reason)
@@ -287,8 +293,7 @@ class Referee:
         over = used - self.time.decision_ms
         if over > 0 and seat.timed:
             rep.bank_ms = max(0.0, rep.bank_ms - over)
-        for stray in seat.unsolicited():
-            self._note(record, actor, "PROTOCOL_ERROR", stray)
+        self._strays(actor, record)
         if move is not None:
             self.round_trips_ms.append(used)
             return move, "bot"
@@ -296,8 +301,9 @@ class Referee:
         status, reason = failure
         if retries <= max_retries:
             self._note(record, actor, status, reason)
-        if status in ("CRASHED", "TIMEOUT") or not getattr(seat, "alive", True):
+        if status in ("CRASHED", "TIMEOUT") or not seat.usable:
             rep.alive = False  # a stuck or dead bot gets default moves for the rest of the game
+        rep.gone = status == "CRASHED" or not seat.usable
         if self.on_failure == "forfeit":
             return None, "forfeit"
         self._send(actor, error_message(req, status, reason + "; the referee played a default"
@@ -305,13 +311,28 @@ class Referee:
         rep.default_moves += 1
         return default_move(moves), "default"
 
+    def _strays(self, i: int, record: IO[str] | None) -> None:
+        """Messages a seat sent unasked are counted; late replies are only noted."""
+        seat = self.seats[i]
+        for stray in seat.unsolicited():
+            self._note(record, i, "PROTOCOL_ERROR", stray)
+        for note in seat.late():
+            self.reports[i].late += 1
+            self._write(record, {"type": "late", "seat": i, "note": note})
+
     def _note(self, record: IO[str] | None, seat: int, status: str, reason: str) -> None:
         self.reports[seat].fail(status, reason)
         self._write(record, {"type": "failure", "seat": seat, "status": status,
                              "reason": reason})
 
+    def _listening(self, i: int) -> bool:
+        """A seat whose process runs hears everything, even after it failed (it is then no
+        longer asked to decide in this game)."""
+        seat = self.seats[i]
+        return seat.started and seat.usable and not self.reports[i].gone
+
     def _send(self, seat: int, msg: dict[str, Any]) -> None:
-        if self.reports[seat].alive:
+        if self._listening(seat):
             self.seats[seat].send(msg)
 
     def _publish(self, game: int, state: GameState, sent: Any, record: IO[str] | None) -> Any:
@@ -328,7 +349,7 @@ class Referee:
         if fresh:
             # Bots read the news while others think, not when their own turn starts.
             for i, seat in enumerate(self.seats):
-                if self.reports[i].alive and i != state.actor:
+                if i != state.actor and self._listening(i):
                     seat.flush()
         return state.log
 

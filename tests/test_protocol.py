@@ -12,7 +12,8 @@ from protocol_schema import SCHEMA_DIR, errors
 
 from canasta_cli.core import PRESETS
 from canasta_cli.players import GreedyPlayer, RandomPlayer
-from canasta_cli.protocol.messages import decode_line, encode
+from canasta_cli.protocol.messages import encode
+from canasta_cli.protocol.replies import decode_line
 from canasta_cli.referee import Referee
 from canasta_cli.seats import PolicySeat, builtin_seat
 from canasta_cli.seats.base import Message

@@ -1,4 +1,4 @@
-"""Messages of protocol v1, built from core objects, and the reading of a bot's reply.
+"""Messages of protocol v1, built from core objects (replies.py reads what bots send).
 
 Everything a seat receives is made here, from ``observation`` and ``Event.view``, so that what
 a seat may see is decided in one place (the core) and worded in one place (this module).
@@ -14,28 +14,18 @@ from typing import Any
 from ..core import (
     GameState,
     Move,
-    NotationError,
     Ruleset,
     format_move,
     observation,
-    parse_move,
 )
-from ..core.cards import KIND_OF, KIND_TEXT
+from ..core.cards import KIND_TEXT
 from ..core.events import Event
 from ..core.moves import Add, Answer, Discard, Meld, TakePile
 from ..core.state import MeldState
+from .replies import MAX_LINE
 
 PROTOCOL = "canasta/1"
-MAX_LINE = 1 << 20  # bytes, newline excluded, in both directions
 CAPABILITIES = ("move_text", "move_index")
-
-
-class ProtocolError(ValueError):
-    """A line or message that breaks the protocol; ``code`` is the seat status it earns."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
@@ -54,23 +44,6 @@ def encode(msg: dict[str, Any]) -> bytes:
     if isinstance(msg, Prepared):
         return msg.wire
     return (_ENCODER.encode(msg) + "\n").encode("utf-8")
-
-
-def decode_line(line: bytes) -> dict[str, Any]:
-    if len(line) > MAX_LINE:
-        raise ProtocolError("PROTOCOL_ERROR", f"line of {len(line)} bytes exceeds {MAX_LINE}")
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProtocolError("PROTOCOL_ERROR", "line is not valid UTF-8") from None
-    try:
-        msg = json.loads(text)
-    except json.JSONDecodeError as exc:
-        snippet = text[:60].rstrip()
-        raise ProtocolError("PROTOCOL_ERROR", f"not JSON ({exc.msg}): {snippet!r}") from None
-    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
-        raise ProtocolError("PROTOCOL_ERROR", "a message must be a JSON object with a string 'type'")
-    return msg
 
 
 def hello_message(seat: int, rules: Ruleset, time: dict[str, int], name: str = "") -> dict[str, Any]:
@@ -181,65 +154,3 @@ def game_end_message(game: int, state: GameState, statuses: list[str]) -> dict[s
 
 def bye_message() -> dict[str, Any]:
     return {"type": "bye"}
-
-
-def read_reply(msg: dict[str, Any], request: int, state: GameState,
-               moves: list[Move]) -> Move:
-    """The move a bot's reply names.  Raises ProtocolError (bad message) or
-    ValueError subclasses with a reason (a move that is not legal)."""
-    if msg.get("type") != "move":
-        raise ProtocolError("PROTOCOL_ERROR",
-                            f"expected a 'move' message answering request {request},"
-                            f" got {msg.get('type')!r}")
-    if msg.get("id") != request:
-        raise ProtocolError("PROTOCOL_ERROR",
-                            f"reply is for request {msg.get('id')!r}, expected {request}")
-    if "index" in msg:
-        index = msg["index"]
-        if isinstance(index, bool) or not isinstance(index, int):
-            raise ProtocolError("PROTOCOL_ERROR", "'index' must be a whole number")
-        if not 0 <= index < len(moves):
-            raise IllegalReply(f"index {index} is out of range: there are {len(moves)} moves")
-        return moves[index]
-    text = msg.get("move")
-    if isinstance(text, dict):
-        text = move_text_from_json(text)
-    if isinstance(text, str):
-        top = KIND_OF[state.pile[-1]] if state.pile else None
-        try:
-            move = parse_move(text, top_rank=top)
-        except NotationError as exc:
-            raise IllegalReply(f"cannot read move {text!r}: {exc}") from None
-        if move not in moves:
-            from ..core.explain import explain
-            raise IllegalReply(f"{text!r} is not legal: {explain(state, move)}")
-        return move
-    raise ProtocolError("PROTOCOL_ERROR", "a 'move' message needs 'index' (a number) or"
-                        " 'move' (a move in notation, or a move object as listed in 'moves')")
-
-
-def move_text_from_json(obj: dict[str, Any]) -> str:
-    """A move object (the fields of a listed move, ``index`` not needed) in notation."""
-    if isinstance(obj.get("text"), str):
-        return str(obj["text"])
-    action = obj.get("action")
-    try:
-        if action in ("draw", "ask", "yes", "no", "end"):
-            return str(action)
-        if action in ("pile", "meld"):
-            rank = str(obj["rank"])
-            cards = ([rank] * int(obj["naturals"]) + ["2"] * int(obj.get("deuces", 0))
-                     + ["Jo"] * int(obj.get("jokers", 0)))
-            return " ".join([action, *cards])
-        if action == "add":
-            return f"add {obj['rank']} {obj['card']}"
-        if action == "discard":
-            return f"discard {obj['card']}"
-    except (KeyError, TypeError, ValueError):
-        pass
-    raise IllegalReply(f"cannot read the move object {json.dumps(obj)[:80]}: it needs 'text', or"
-                       " 'action' with the fields of a listed move")
-
-
-class IllegalReply(ValueError):
-    """A well-formed reply naming a move that is not legal now."""

@@ -34,6 +34,7 @@ class Seat(abc.ABC):
     timed: bool = True  # False for people: no deadline, no time bank
     started: bool = False  # the handshake is done (set by the referee)
     explains: bool = False  # a person's seat: requests carry ``explain`` for refused moves
+    last_request: int = 0  # the highest request id sent to this seat (ids never repeat for it)
 
     @abc.abstractmethod
     def start(self, hello: Message, timeout: float) -> Message: ...
@@ -53,7 +54,11 @@ class Seat(abc.ABC):
         """Deliver what ``send`` has queued without waiting (a hint; sending may batch)."""
 
     def unsolicited(self) -> list[str]:
-        """Reasons for messages the seat sent without being asked (then discarded)."""
+        """Reasons for messages the seat sent without being asked (discarded, counted)."""
+        return []
+
+    def late(self) -> list[str]:
+        """Notes on replies to earlier requests that came too late (dropped, not counted)."""
         return []
 
     def close(self) -> None:  # noqa: B027 - optional for seats that hold nothing

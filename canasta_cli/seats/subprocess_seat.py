@@ -11,38 +11,25 @@ import contextlib
 import os
 import select
 import shlex
+import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import IO
 
-from ..protocol.messages import MAX_LINE, ProtocolError, decode_line, encode
+from ..protocol.messages import encode
+from ..protocol.replies import MAX_LINE, ProtocolError, decode_line, quote, request_id
 from .base import Message, Seat, SeatFailure
+from .contain import become_subreaper, contained, containment
+
+MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
+READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
 
 # Only what a program needs to run; nothing about the game (no seed, no deck) is ever passed.
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT",
              "PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH", "TERM")
-
-
-_SUBREAPER: list[bool] = []
-
-
-def _become_subreaper() -> None:
-    """Have orphaned descendants of bots reparent to this process (Linux), so that the
-    grandchildren a bot leaves behind are reaped here, not left as zombies under an init that
-    may not reap (containers)."""
-    if _SUBREAPER or not sys.platform.startswith("linux"):
-        return
-    _SUBREAPER.append(True)
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
 
 
 def _reap_group(pgid: int, timeout: float = 1.0) -> None:
@@ -82,13 +69,19 @@ def bot_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 class SubprocessSeat(Seat):
     """Talks to the bot on the caller's thread with non-blocking pipes and ``poll``, so a
-    round trip costs two system calls and no thread hand-off; only stderr has a thread."""
+    round trip costs two system calls and no thread hand-off; only stderr has a thread.
+
+    Each line the bot writes is sorted when it is read: the answer to the request in hand is
+    returned; a reply to an earlier request is late (dropped, and kept as a note); anything
+    else was not asked for (discarded and counted).  Neither costs the bot a retry.
+    """
 
     wire_only = True
 
     def __init__(self, command: str | list[str], name: str | None = None,
                  stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
-                 cwd: str | None = None, spin_us: int = 300) -> None:
+                 cwd: str | None = None, spin_us: int = 300,
+                 pending_limit: int = MAX_PENDING) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty bot command")
@@ -96,29 +89,44 @@ class SubprocessSeat(Seat):
         self.stderr_log = stderr_log
         self.stderr_limit = stderr_limit
         self.cwd = cwd
+        self.pending_limit = pending_limit
         # Poll without sleeping this long before blocking: a quick bot's answer is then picked
         # up at once instead of after a scheduler wake-up (0 turns it off).
         self.spin = spin_us / 1e6
+        self._reset()
+
+    def _reset(self) -> None:
+        """The state of one bot process."""
         self.proc: subprocess.Popen[bytes] | None = None
         self._out = bytearray()      # waiting to be written to the bot
         self._in = bytearray()       # read from the bot, not yet a whole line
         self._lines: list[bytes] = []
         self._eof = False
-        self._stdin_open = True
         self._threads: list[threading.Thread] = []
         self._dead: str | None = None
+        self._dead_status = "CRASHED"
+        self._asked: set[int] = set()  # ids of the requests this process was sent
         self._stray: list[str] = []
+        self._stray_more = 0
+        self._late: list[str] = []
         self._closed = False
         self._poll: select.poll | None = None
 
     # Lifecycle ---------------------------------------------------------------------------
     def start(self, hello: Message, timeout: float) -> Message:
-        _become_subreaper()
+        if self.proc is not None:
+            self.close(grace=0.0)  # never two processes for one seat
+            self._reset()
+        become_subreaper()
+        problem = _unrunnable(self.argv[0], self.cwd)
+        if problem:
+            self._dead = f"cannot start {self.argv[0]!r}: {problem}"
+            raise SeatFailure("CRASHED", self._dead)
         try:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, env=bot_environment(), cwd=self.cwd, bufsize=0,
-                close_fds=True)
+                contained(self.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, env=bot_environment(),
+                cwd=self.cwd, bufsize=0, close_fds=True)
         except OSError as exc:
             self._dead = f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
             raise SeatFailure("CRASHED", self._dead) from None
@@ -127,23 +135,25 @@ class SubprocessSeat(Seat):
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._poll = select.poll()  # registering costs no system call; each wait is one poll()
         self._poll.register(self.proc.stdout.fileno(), select.POLLIN)
+        self._poll.register(self.proc.stdin.fileno(), 0)  # errors only: the bot closed its input
         t = threading.Thread(target=self._drain_stderr, args=(self.proc.stderr,), daemon=True,
                              name="seat-stderr")
         t.start()
         self._threads.append(t)
-        reply = self.request(hello, timeout)
-        if reply.get("type") != "ready":
-            raise SeatFailure("PROTOCOL_ERROR",
-                              f"expected 'ready' in answer to 'hello', got {reply.get('type')!r}")
+        try:
+            reply = self._await(hello, timeout, "ready")
+        except SeatFailure as f:
+            self._stop(f.status, f.reason)  # a bot that failed its handshake is not kept
+            raise
         return reply
 
     @property
     def alive(self) -> bool:
-        return self.proc is not None and self._dead is None
+        return self.proc is not None and self._dead is None and not self._closed
 
     # Messages ------------------------------------------------------------------------------
     def send(self, msg: Message) -> None:
-        if self.alive and self._stdin_open:
+        if self.alive:
             self._out += encode(msg)
             if len(self._out) >= 65536:
                 self._flush()
@@ -153,92 +163,162 @@ class SubprocessSeat(Seat):
             self._flush()
 
     def request(self, msg: Message, timeout: float) -> Message:
+        return self._await(msg, timeout, "move")
+
+    def _await(self, msg: Message, timeout: float, answer: str) -> Message:
+        """Send ``msg`` and return the bot's answer (a message of type ``answer``), or raise
+        SeatFailure.  Lines that are not the answer are sorted out on the way."""
         if not self.alive:
-            raise SeatFailure("CRASHED", self._dead or "the bot is not running")
+            raise SeatFailure(self._dead_status, self._dead or "the bot is not running")
         deadline = time.monotonic() + max(0.0, timeout)
-        self._take_strays()  # lines read earlier were not asked for (``unsolicited`` reads)
+        rid = msg.get("id")
+        self._sort_waiting()  # lines read before this request were not answers to it
         self.send(msg)
         self._flush()
-        if self.spin and not self._out:
+        if isinstance(rid, int):
+            if len(self._asked) > 100_000:
+                self._asked.clear()
+            self._asked.add(rid)
+        if self.spin and not self._out and self.alive:
             assert self.proc is not None and self.proc.stdout is not None
             assert self._poll is not None
-            fd = self.proc.stdout.fileno()
             until = min(deadline, time.monotonic() + self.spin)
             while not self._lines and not self._eof and self._dead is None \
                     and time.monotonic() < until:
-                if self._poll.poll(0):
-                    self._read(fd)
-        while not self._lines:
-            if self._eof:
-                code = self._exit_code()
-                self._dead = ("the bot exited" + (f" with code {code}" if code is not None
-                                                  else "") + " (closed its output)")
-                raise SeatFailure("CRASHED", self._dead)
+                events = self._poll.poll(0)
+                if events:
+                    self._handle(events)
+        while True:
+            while self._lines:
+                line = self._lines.pop(0)
+                try:
+                    reply = decode_line(line)
+                except ProtocolError as exc:
+                    raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
+                if self._is_answer(reply, rid, answer):
+                    return reply
+                if time.monotonic() > deadline:
+                    break
             if self._dead is not None:
-                raise SeatFailure("PROTOCOL_ERROR", self._dead)
+                raise SeatFailure(self._dead_status, self._dead)
+            if self._eof:
+                self._stop("CRASHED", self._exit_text())
+                raise SeatFailure("CRASHED", self._dead or "")
             left = deadline - time.monotonic()
             if left <= 0:
                 raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms")
             self._pump(left)
-        line = self._lines.pop(0)
-        try:
-            return decode_line(line)
-        except ProtocolError as exc:
-            raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
 
-    def unsolicited(self) -> list[str]:
+    def _is_answer(self, reply: Message, rid: object, answer: str | None) -> bool:
+        """Is ``reply`` the answer (of type ``answer``; None: nothing is asked) to request
+        ``rid``?  If not, it is noted as a late reply or as a message not asked for."""
+        kind = reply.get("type")
+        got = request_id(reply)
+        if answer is not None and kind == answer and (answer == "ready" or got is None
+                                                      or got == rid):
+            return True  # the answer, or an attempt at one that the referee will judge
+        if kind == "move" and got is not None and got in self._asked:
+            self._late.append(f"late reply to request {got} dropped"
+                              + (f" (now at request {rid})" if rid is not None else ""))
+            del self._late[:-20]
+        elif kind == "move" and got is not None:
+            self._unasked(f"reply to request {got}, which this bot was never sent")
+        else:
+            self._unasked(f"{quote(str(kind))} message")
+        return False
+
+    def _sort_waiting(self) -> None:
+        """Lines that came in while nothing was asked: late replies are noted, the rest
+        counted as not asked for (undecodable ones too)."""
         if self.alive and self.proc is not None and self.proc.stdout is not None:
             self._read(self.proc.stdout.fileno())
-            self._take_strays()
+        while self._lines:
+            line = self._lines.pop(0)
+            try:
+                self._is_answer(decode_line(line), None, None)
+            except ProtocolError as exc:
+                self._unasked(str(exc))
+
+    def _unasked(self, what: str) -> None:
+        if len(self._stray) < 3:
+            self._stray.append(f"message out of turn: {what}")
+        else:
+            self._stray_more += 1
+
+    def unsolicited(self) -> list[str]:
+        self._sort_waiting()
         out, self._stray = self._stray, []
+        if self._stray_more:
+            out.append(f"... and {self._stray_more} more messages out of turn")
+            self._stray_more = 0
         return out
 
-    def _take_strays(self) -> None:
-        """Lines nobody asked for: keep a few as evidence, count the rest (a flood stays cheap)."""
-        if not self._lines:
-            return
-        for line in self._lines[:3]:
-            self._stray.append(f"message out of turn: {line[:80]!r}")
-        if len(self._lines) > 3:
-            self._stray.append(f"... and {len(self._lines) - 3} more messages out of turn")
-        self._lines.clear()
+    def late(self) -> list[str]:
+        out, self._late = self._late, []
+        return out
 
     # I/O -----------------------------------------------------------------------------------
     def _flush(self) -> None:
         assert self.proc is not None and self.proc.stdin is not None
-        while self._out and self._stdin_open:
+        while self._out and self._dead is None:
             try:
                 n = os.write(self.proc.stdin.fileno(), self._out)
             except BlockingIOError:
+                if len(self._out) > self.pending_limit:
+                    self._stop("TIMEOUT", f"stopped reading its input ({len(self._out)} bytes"
+                               " waiting)")
                 return  # the bot is not reading: keep the rest for later, never wait
             except OSError:
-                self._stdin_open = False  # it closed its input or exited: reads will tell
-                self._out.clear()
+                self._input_closed()
                 return
             del self._out[:n]
+
+    def _input_closed(self) -> None:
+        """The bot's input is closed: it exited (its output ends too), or it closed it."""
+        assert self.proc is not None and self.proc.stdout is not None
+        self._read(self.proc.stdout.fileno())
+        self._stop("CRASHED", self._exit_text() if self._eof else "the bot closed its input")
+
+    def _stop(self, status: str, reason: str) -> None:
+        """The bot is out: remember why and end its processes now."""
+        if self._dead is None:
+            self._dead, self._dead_status = reason, status
+        self._out.clear()
+        self._kill()
 
     def _pump(self, timeout: float) -> None:
         """Write what is pending and read what has arrived, waiting at most ``timeout``."""
         assert self.proc is not None and self.proc.stdout is not None and self._poll is not None
         self._flush()
-        fd_out = self.proc.stdout.fileno()
-        stdin_fd = self.proc.stdin.fileno() if self.proc.stdin else -1
-        want_write = bool(self._out) and self._stdin_open
+        if self._dead is not None:
+            return
+        assert self.proc.stdin is not None
+        stdin_fd = self.proc.stdin.fileno()
+        want_write = bool(self._out)
         if want_write:
-            self._poll.register(stdin_fd, select.POLLOUT)
+            self._poll.modify(stdin_fd, select.POLLOUT)
         try:
             events = self._poll.poll(timeout * 1000)
         finally:
             if want_write:
-                self._poll.unregister(stdin_fd)
-        for fd, _mask in events:
-            if fd == stdin_fd:
+                self._poll.modify(stdin_fd, 0)
+        self._handle(events)
+
+    def _handle(self, events: list[tuple[int, int]]) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
+        for fd, mask in events:
+            if fd == self.proc.stdout.fileno():
+                self._read(fd)
+            elif mask & (select.POLLERR | select.POLLHUP):
+                self._input_closed()
+            else:
                 self._flush()
-            elif fd == fd_out:
-                self._read(fd_out)
 
     def _read(self, fd: int) -> None:
-        while True:
+        """Read what is there, a bounded amount per call, so that a bot that writes without
+        end cannot keep the referee in here."""
+        for _ in range(READ_CHUNKS):
             try:
                 chunk = os.read(fd, 1 << 16)
             except BlockingIOError:
@@ -249,28 +329,35 @@ class SubprocessSeat(Seat):
                 self._eof = True
                 return
             self._in += chunk
+            start = 0
             while True:
-                i = self._in.find(b"\n")
-                if i < 0:
+                i = self._in.find(b"\n", start)
+                if i < 0 or i - start > MAX_LINE:
                     break
-                if i > MAX_LINE:
-                    break
-                self._lines.append(bytes(self._in[:i]))
-                del self._in[:i + 1]
+                self._lines.append(bytes(self._in[start:i]))
+                start = i + 1
+            if start:
+                del self._in[:start]
             if len(self._in) > MAX_LINE:
                 self._in.clear()
-                self._dead = f"line longer than the {MAX_LINE}-byte limit"
-                self._kill()
+                self._stop("PROTOCOL_ERROR", f"line longer than the {MAX_LINE}-byte limit")
                 return
             if len(chunk) < 1 << 16 and self._lines:
                 return  # drained: spare the system call that would only say so
 
-    def _exit_code(self) -> int | None:
+    def _exit_text(self) -> str:
+        """Why the bot's output ended, once it has (it may still be running)."""
         assert self.proc is not None
         try:
-            return self.proc.wait(timeout=0.5)
+            code = self.proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
-            return None
+            return "the bot closed its output"
+        with contextlib.suppress(ValueError):
+            if code < 0:
+                return f"the bot was killed by {signal.Signals(-code).name}"
+            if code > 128 and containment() == "pid-namespace":  # the waiting sh's way to say it
+                return f"the bot was killed by {signal.Signals(code - 128).name}"
+        return f"the bot exited with code {code} (closed its output)"
 
     def _drain_stderr(self, stream: IO[bytes]) -> None:
         written = dropped = 0
@@ -302,7 +389,7 @@ class SubprocessSeat(Seat):
             return
         self._closed = True
         proc = self.proc
-        if proc.poll() is None and self._dead is None and self._stdin_open:
+        if proc.poll() is None and self._dead is None:
             self._out += encode({"type": "bye"})
             self._flush()
         if proc.stdin is not None:
@@ -331,6 +418,20 @@ class SubprocessSeat(Seat):
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
+
+
+def _unrunnable(program: str, cwd: str | None) -> str | None:
+    """Why ``program`` cannot be started, checked here because a contained bot is started
+    through a launcher that would only report it on stderr."""
+    env_path = bot_environment().get("PATH", os.defpath)
+    if os.sep in program:
+        path = os.path.join(cwd or ".", program)
+        if not os.path.exists(path):
+            return "No such file or directory"
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            return "Permission denied"
+        return None
+    return None if shutil.which(program, path=env_path) else "command not found"
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from ..protocol.replies import quote
 from .base import Message, Seat, SeatFailure
 
 
@@ -49,11 +50,15 @@ class TranscriptSeat(Seat):
         except SeatFailure as f:
             self._log("failure", f"{f.status}: {f.reason}")
             raise
-        self._log("bot", reply)
+        text = json.dumps(reply, separators=(",", ":"))
+        self._log("bot", reply if len(text) <= 4096 else f"(too long to keep) {quote(text)}")
         return reply
 
     def unsolicited(self) -> list[str]:
         return self.inner.unsolicited()
+
+    def late(self) -> list[str]:
+        return self.inner.late()
 
     def close(self) -> None:
         self.inner.close()

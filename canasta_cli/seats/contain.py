@@ -1,0 +1,104 @@
+"""Keeping bot processes contained: whatever a bot starts ends with it, and with the referee.
+
+On Linux each bot runs as the first process of its own PID namespace, started through
+util-linux's ``setpriv`` and ``unshare``:
+
+* ``setpriv --pdeathsig KILL``: the launcher is killed when the referee dies, even by SIGKILL
+  (the kernel's parent-death signal, no polling), and the namespace's first process is killed
+  when the launcher dies;
+* ``unshare --pid``: a small ``sh`` is the namespace's first process and waits for the bot;
+  when the bot ends, so does that ``sh``, and the kernel then kills every process left in the
+  namespace, so children that left the bot's process group (``setsid``, a double fork) end
+  too.  (The bot is not the first process itself because that one ignores signals it has no
+  handler for, which would change how a bot dies.)
+
+A user namespace makes this work without privileges.  Where any of it is missing (another
+system, user namespaces turned off), bots run directly in their own process group with the
+referee as a child subreaper: groups are still killed, but an escaped child can outlive a
+killed referee; ``containment()`` says which is in force.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import subprocess
+import sys
+
+_FORCED: list[str] = []  # "none" forces plain process groups (tests of the fallback)
+
+
+# The outer sh runs where unshare put it (its children go to the new PID namespace): it hands
+# the bot's pipes over as fds 3-5, keeps none itself, and waits (a TERM only interrupts the
+# wait).  The inner sh, the namespace's first process, dies with the outer one (setpriv),
+# gives the bot its pipes back as 0-2, keeps none itself, and waits for the bot.  So the bot
+# alone holds its pipes: closing one is seen by the referee at once.
+_OUTER = ('sp=$1 inner=$2; shift 2; exec 3<&0 4>&1 5>&2 </dev/null >/dev/null 2>/dev/null;'
+          ' trap : TERM; "$sp" --pdeathsig KILL /bin/sh -c "$inner" bot "$@" &'
+          ' exec 3<&- 4>&- 5>&-; while :; do wait $!; s=$?;'
+          ' kill -0 $! 2>/dev/null || exit $s; done')
+_INNER = '"$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- & exec 3<&- 4>&- 5>&-; wait $!'
+
+
+@functools.cache
+def _namespace_prefix() -> tuple[str, ...]:
+    if not sys.platform.startswith("linux") or os.environ.get("CANASTA_NO_NAMESPACE"):
+        return ()
+    setpriv, unshare = shutil.which("setpriv"), shutil.which("unshare")
+    if not setpriv or not unshare or not os.access("/bin/sh", os.X_OK):
+        return ()
+    for user_map in ("--map-current-user", "--map-root-user"):
+        prefix = (setpriv, "--pdeathsig", "KILL", unshare, "--user", user_map, "--pid", "--",
+                  "/bin/sh", "-c", _OUTER, "bot", setpriv, _INNER)
+        try:
+            done = subprocess.run([*prefix, "true"], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return ()
+        if done.returncode == 0:
+            return prefix
+    return ()
+
+
+def containment() -> str:
+    """``pid-namespace`` or ``process-group``: how bot processes are kept together."""
+    if _FORCED and _FORCED[0] == "none":
+        return "process-group"
+    return "pid-namespace" if _namespace_prefix() else "process-group"
+
+
+def contained(argv: list[str]) -> list[str]:
+    """The command line that runs ``argv`` contained (``argv`` itself where that is not
+    available)."""
+    if containment() == "process-group":
+        return list(argv)
+    return [*_namespace_prefix(), *argv]
+
+
+_SUBREAPER: list[bool] = []
+
+
+def become_subreaper() -> None:
+    """Have orphaned descendants of bots reparent to this process (Linux), so that they are
+    reaped here and not left as zombies under an init that may not reap (containers)."""
+    if _SUBREAPER or not sys.platform.startswith("linux"):
+        return
+    _SUBREAPER.append(True)
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to kill this process when its parent dies (tournament workers)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+        import signal
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG

@@ -1,0 +1,244 @@
+"""Hostile bots against the referee: every attack becomes a seat status with a short reason,
+every game ends with a result line, records stay small, and no process outlives the referee.
+
+The bots are real subprocesses (tests/bots/hostile.py).  Nothing here depends on timing luck:
+time controls are generous where a bot answers, and bots that must time out sleep far past
+their whole budget.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from canasta_cli.core import CLASSIC
+from canasta_cli.referee import Referee, TimeControl
+from canasta_cli.replay import load_record, replay
+from canasta_cli.seats import SubprocessSeat, builtin_seat
+from canasta_cli.seats.transcript import TranscriptSeat
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = str(ROOT / "tests" / "bots" / "hostile.py")
+SHORT = CLASSIC.with_options(max_hands=1)
+ROOMY = TimeControl(startup_ms=5000, decision_ms=2000, bank_ms=2000, margin_ms=50)
+TIGHT = TimeControl(startup_ms=1500, decision_ms=400, bank_ms=400, margin_ms=50)
+
+
+def hostile(mode: str, pidfile: Path | None = None) -> SubprocessSeat:
+    argv = [sys.executable, HOSTILE, mode] + ([str(pidfile)] if pidfile else [])
+    return SubprocessSeat(argv, name=f"hostile:{mode}")
+
+
+def running(pid: int) -> bool:
+    """Is ``pid`` a live process (a zombie waiting to be reaped does not count)?"""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def left_running(pidfile: Path, wait: float = 10.0) -> list[int]:
+    """The recorded pids still running once the kernel has had ``wait`` seconds to end them
+    (killing is asynchronous; a correct referee leaves none, so this returns at once)."""
+    pids = [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
+    deadline = time.monotonic() + wait
+    while True:
+        alive = [p for p in pids if running(p)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def others() -> list:  # type: ignore[type-arg]
+    return [builtin_seat("builtin:random", i) for i in (1, 2, 3)]
+
+
+# mode, status, words in the first reason, whether every decision was the bot's own (the
+# attack gets a retry and the bot then answers properly) or the bot is out (default moves)
+CASES = [
+    ("deep", "PROTOCOL_ERROR", "nested too deeply", True),
+    ("deep-ok", "PROTOCOL_ERROR", "nested too deeply", True),
+    ("bigint", "PROTOCOL_ERROR", "not valid JSON", True),
+    ("bigint-under-limit", "ILLEGAL_MOVE", "of 4000 digits", True),
+    ("bigid", "PROTOCOL_ERROR", "not valid JSON", True),
+    ("float300", "ILLEGAL_MOVE", "'naturals' must be a whole number", True),
+    ("inf", "ILLEGAL_MOVE", "'naturals' must be a whole number", True),
+    ("nan", "PROTOCOL_ERROR", "NaN is not a JSON number", True),
+    ("hugecount", "ILLEGAL_MOVE", "from 0 to 8, got \"100000000\"", True),
+    ("negative", "ILLEGAL_MOVE", "'naturals' must be a whole number", True),
+    ("boolcount", "ILLEGAL_MOVE", "'naturals' must be a whole number", True),
+    ("strcount", "ILLEGAL_MOVE", "'naturals' must be a whole number", True),
+    ("listrank", "ILLEGAL_MOVE", "'rank' must be a card rank", True),
+    ("floatindex", "PROTOCOL_ERROR", "'index' must be a whole number", True),
+    ("megatext", "PROTOCOL_ERROR", "(1000005 characters)", True),
+    ("megaobject", "PROTOCOL_ERROR", "(1000000 characters)", True),
+    ("megaaction", "ILLEGAL_MOVE", "needs 'text', or 'action'", True),
+    ("nonewline", "PROTOCOL_ERROR", "line longer than", False),
+    ("both", "PROTOCOL_ERROR", "'index' or 'move', not both", True),
+    ("badutf8", "PROTOCOL_ERROR", "not valid UTF-8", True),
+    ("nul", "ILLEGAL_MOVE", "cannot read move", True),
+    ("escape-codes", "ILLEGAL_MOVE", "cannot read move", True),
+    ("stray", "PROTOCOL_ERROR", "out of turn", True),
+    ("future", "PROTOCOL_ERROR", "never sent", True),
+    ("early", "PROTOCOL_ERROR", "out of turn", True),
+    ("duplicate", "OK", "", True),
+    ("closestdout", "CRASHED", "closed its output", False),
+    ("sigsegv", "CRASHED", "killed by SIGSEGV", False),
+    ("sigkill", "CRASHED", "killed by SIGKILL", False),
+    ("crash-handshake", "CRASHED", "handshake: the bot exited with code 4", False),
+    ("garbage-ready", "PROTOCOL_ERROR", "handshake: not JSON", False),
+    ("deep-ready", "PROTOCOL_ERROR", "handshake: JSON nested too deeply", False),
+    ("escape", "OK", "", True),
+    ("escape-stubborn", "OK", "", True),
+]
+
+
+@pytest.mark.parametrize(("mode", "status", "words", "all_answers_used"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_hostile_bot_gets_a_status_and_breaks_nothing(
+        tmp_path: Path, mode: str, status: str, words: str, all_answers_used: bool) -> None:
+    pidfile = tmp_path / "pids"
+    seat = hostile(mode, pidfile)
+    start = time.monotonic()
+    ref = Referee([seat, *others()], SHORT, ROOMY, record_dir=tmp_path)
+    try:
+        result = ref.play(1, seed=5)
+    finally:
+        ref.close()
+    elapsed = time.monotonic() - start
+    report = result.seats[0]
+    assert report["status"] == status, report
+    assert all(words in e for e in report["errors"][:1]) if words else not report["errors"]
+    assert all(len(e) < 400 and "\x1b" not in e and "b'" not in e for e in report["errors"])
+    if all_answers_used:
+        assert report["default_moves"] == 0, report
+    else:
+        assert report["default_moves"] > 0, report
+    assert result.hands == 1 and result.reason == "hand_limit"
+    record = tmp_path / "game-0001.jsonl"
+    assert record.stat().st_size < 300_000
+    lines = load_record(record)
+    assert lines[-1]["type"] == "result"
+    assert replay(lines).ok
+    assert elapsed < 30
+    assert left_running(pidfile) == []
+
+
+def test_a_closed_input_is_a_crash_at_once_not_after_the_budget(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    slow = TimeControl(startup_ms=5000, decision_ms=20_000, bank_ms=20_000, margin_ms=50)
+    start = time.monotonic()
+    ref = Referee([hostile("closestdin", pidfile), *others()], SHORT, slow)
+    try:
+        result = ref.play(1, seed=5)
+    finally:
+        ref.close()
+    assert result.seats[0]["status"] == "CRASHED"
+    assert "closed its input" in result.seats[0]["errors"][0]
+    assert time.monotonic() - start < 15  # far less than one 40 s budget
+    assert left_running(pidfile) == []
+
+
+def test_a_bot_stuck_at_the_handshake_times_out_and_is_ended(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    ref = Referee([hostile("hang-handshake", pidfile), *others()], SHORT, TIGHT)
+    try:
+        result = ref.play(1, seed=5)
+    finally:
+        ref.close()
+    assert result.seats[0]["status"] == "TIMEOUT"
+    assert result.seats[0]["failures"] == {"TIMEOUT": 1}
+    assert "handshake" in result.seats[0]["errors"][0]
+    assert left_running(pidfile, wait=5) == []
+
+
+def test_a_line_never_finished_is_a_timeout(tmp_path: Path) -> None:
+    ref = Referee([hostile("partial"), *others()], SHORT, TIGHT, record_dir=tmp_path)
+    try:
+        result = ref.play(1, seed=5)
+    finally:
+        ref.close()
+    assert result.seats[0]["status"] == "TIMEOUT"
+    assert load_record(tmp_path / "game-0001.jsonl")[-1]["type"] == "result"
+
+
+def test_after_a_timeout_the_bot_still_hears_the_game_and_its_late_reply_costs_nothing(
+        tmp_path: Path) -> None:
+    """The late bot sleeps past its whole budget on its first request, then answers it (and
+    every later request) twice.  The rest of game 1 is still sent to it; game 2 of the same
+    match, and a game under a new referee (as in a tournament), count nothing against it."""
+    tc = TimeControl(startup_ms=5000, decision_ms=300, bank_ms=300, margin_ms=50)
+    inner = hostile("late")
+    seat = TranscriptSeat(inner, tmp_path / "seat0.jsonl")
+    ref = Referee([seat, *others()], SHORT, tc, record_dir=tmp_path)
+    first = ref.play(1, seed=5)
+    roomy = Referee([seat, *others()], SHORT, ROOMY, record_dir=tmp_path / "b")
+    try:
+        second = roomy.play(2, seed=6)
+        third = roomy.play(3, seed=7)
+    finally:
+        roomy.close()
+    assert first.seats[0]["status"] == "TIMEOUT"
+    talk = [json.loads(line) for line in (tmp_path / "seat0.jsonl").read_text().splitlines()]
+    sent = [t["msg"] for t in talk if t["from"] == "referee"]
+    game1 = [m for m in sent if m.get("game") == 1 or m.get("type") == "error"]
+    timed_out = next(i for i, m in enumerate(game1) if m["type"] == "error")
+    assert game1[timed_out]["retry"] is False and game1[timed_out]["code"] == "TIMEOUT"
+    after = [m["type"] for m in game1[timed_out + 1:]]
+    assert "event" in after and after[-1] == "game_end"
+    for result in (second, third):
+        rep = result.seats[0]
+        assert rep["status"] == "OK" and rep["failures"] == {} and rep["default_moves"] == 0, rep
+    assert second.seats[0]["late_replies"] >= 1
+    record = load_record(tmp_path / "b" / "game-0002.jsonl")
+    assert any(ln["type"] == "late" for ln in record)
+    assert not any(ln["type"] == "failure" for ln in record)
+
+
+def test_a_bot_that_never_reads_is_dropped_when_its_backlog_is_too_big() -> None:
+    seat = SubprocessSeat([sys.executable, HOSTILE, "hang-handshake"], pending_limit=1 << 20)
+    from canasta_cli.seats import SeatFailure
+    with pytest.raises(SeatFailure):
+        seat.start({"type": "hello"}, 0.3)  # it never answers: the seat is out
+    seat = SubprocessSeat([sys.executable, str(ROOT / "tests" / "bots" / "broken.py"), "noread"],
+                          pending_limit=1 << 20)
+    seat.start({"type": "hello"}, 5.0)
+    start = time.monotonic()
+    for _ in range(20):
+        seat.send({"type": "event", "blob": "x" * 200_000})
+    assert time.monotonic() - start < 2.0
+    assert not seat.alive
+    with pytest.raises(SeatFailure) as err:
+        seat.request({"type": "act", "id": 1}, 1.0)
+    assert err.value.status == "TIMEOUT" and "stopped reading its input" in err.value.reason
+    seat.close()
+
+
+def test_request_ids_never_repeat_for_a_reused_bot() -> None:
+    seat = hostile("duplicate")
+    a = Referee([seat, *others()], SHORT, ROOMY)
+    a.play(1, seed=5)
+    first_last = seat.last_request
+    b = Referee([seat, *others()], SHORT, ROOMY)
+    try:
+        b.play(2, seed=6)
+    finally:
+        b.close()
+    assert first_last > 0 and seat.last_request > first_last
+    assert b._request > first_last
+
+
+def test_no_bot_text_reaches_the_console_or_record_unquoted(tmp_path: Path) -> None:
+    seat = hostile("escape-codes")
+    ref = Referee([seat, *others()], SHORT, ROOMY, record_dir=tmp_path)
+    try:
+        ref.play(1, seed=5)
+    finally:
+        ref.close()
+    text = (tmp_path / "game-0001.jsonl").read_text()
+    assert "\\u001b" in text and "\x1b" not in text
