@@ -100,8 +100,9 @@ def run_checks(command: str, timeout: float = 5.0) -> list[Check]:
             checks.append(_scenario(seat, game, name, build(), timeout))
         checks.append(_retry(seat, len(SCENARIOS) + 1, timeout))
         checks.append(_unknown_fields(seat, len(SCENARIOS) + 2, timeout))
-        strays = seat.unsolicited()
-        checks.append(Check("speaks only when asked", not strays, "; ".join(strays) or "yes", 0))
+        strays = seat.unsolicited() + seat.late()
+        checks.append(Check("speaks only when asked, once", not strays,
+                            "; ".join(strays) or "yes", 0))
     finally:
         start = time.monotonic()
         seat.close(grace=2.0)

@@ -385,8 +385,10 @@ def tournament(
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc)
-    finally:
-        executor.close()
+    except BaseException:
+        executor.abort()  # interrupted: games in progress are dropped, finished ones are kept
+        raise
+    executor.close()
     import sys as _sys
     _sys.stderr.write("\n")
     summary = report.summarize(state, bots, r, format_, games, seed, test)
@@ -501,7 +503,18 @@ def _root(version: Annotated[bool, typer.Option(
     """Canasta: an exact rules engine, a referee and bots."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: the command stops as on Ctrl-C, closing records and ending bots."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
 def main() -> None:
+    import signal
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _terminate)
     app()
 
 

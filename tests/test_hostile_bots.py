@@ -242,3 +242,61 @@ def test_no_bot_text_reaches_the_console_or_record_unquoted(tmp_path: Path) -> N
         ref.close()
     text = (tmp_path / "game-0001.jsonl").read_text()
     assert "\\u001b" in text and "\x1b" not in text
+
+
+BOT_CHECK_EXTRA = [("hang-handshake", "TIMEOUT"), ("partial", "TIMEOUT"),
+                   ("closestdin", "closed its input"), ("late", "late reply")]
+
+
+@pytest.mark.parametrize(("mode", "words"),
+                         [(c[0], (c[2] or "late reply").removeprefix("handshake: "))
+                          for c in CASES if c[0] not in ("escape", "escape-stubborn")]
+                         + BOT_CHECK_EXTRA)
+def test_bot_check_names_what_each_hostile_bot_got_wrong(tmp_path: Path, mode: str,
+                                                        words: str) -> None:
+    from canasta_cli.botcheck import run_checks
+    pidfile = tmp_path / "pids"
+    start = time.monotonic()
+    checks = run_checks(f"{sys.executable} {HOSTILE} {mode} {pidfile}", timeout=0.5)
+    failed = [c for c in checks if not c.passed]
+    assert failed, [(c.name, c.detail) for c in checks]
+    assert any(words in c.detail for c in failed), [(c.name, c.detail) for c in failed]
+    assert all(len(c.detail) < 600 for c in checks)
+    assert time.monotonic() - start < 60
+    assert left_running(pidfile) == []
+
+
+def test_bot_check_on_the_command_line_prints_no_traceback(tmp_path: Path) -> None:
+    import subprocess
+    canasta = Path(sys.executable).parent / "canasta"
+    for mode in ("deep", "bigint", "megatext", "sigkill"):
+        done = subprocess.run([str(canasta), "bot", "check", f"{sys.executable} {HOSTILE} {mode}",
+                               "--timeout-ms", "1000"], capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert done.returncode == 1, done
+        assert "Traceback" not in done.stdout + done.stderr
+        assert "FAIL" in done.stdout and " failed" in done.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("mode", ["hang-handshake", "crash-handshake", "garbage-ready"])
+def test_tournament_counts_handshake_failures_and_leaves_no_process(tmp_path: Path,
+                                                                   mode: str) -> None:
+    from canasta_cli.tournament.runner import InlineExecutor, run_tournament
+    pidfile = tmp_path / "pids"
+    bots = {"bad": f"{sys.executable} {HOSTILE} {mode} {pidfile}", "rnd": "builtin:random"}
+    tc = TimeControl(startup_ms=400, decision_ms=500, bank_ms=500, margin_ms=50)
+    executor = InlineExecutor()
+    try:
+        state = run_tournament(bots, "round-robin", 2, SHORT, 1, tmp_path / "out", executor, 1,
+                               time_control=tc)
+    finally:
+        executor.close()
+    rows = [json.loads(x) for x in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    assert len(rows) == len(state.rows) == 4
+    for row in rows:
+        counted = sum(sum(f.values()) for f, name in zip(row["failures"], row["seating"],
+                                                         strict=True) if name == "bad")
+        assert counted >= 1, row  # every game tried a fresh process, and it failed
+    started = pidfile.read_text().split()
+    assert len(started) >= 4
+    assert left_running(pidfile) == []

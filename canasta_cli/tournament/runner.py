@@ -7,6 +7,7 @@ import atexit
 import contextlib
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -20,6 +21,7 @@ from ..core import Ruleset
 from ..referee import Referee, TimeControl
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Seat
+from ..seats.contain import die_with_parent
 from .schedule import Format, Task, schedule
 from .stats import GameOutcome, Sprt
 
@@ -124,6 +126,7 @@ class Executor(Protocol):
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
     def wait_any(self, futures: list[Any]) -> tuple[list[Any], list[Any]]: ...
     def close(self) -> None: ...
+    def abort(self) -> None: ...
 
 
 class InlineExecutor:
@@ -143,10 +146,23 @@ class InlineExecutor:
     def close(self) -> None:
         _close_bots()
 
+    def abort(self) -> None:
+        _close_bots()
+
+
+def _worker_init(parent: int) -> None:
+    """A worker dies with the tournament (even a SIGKILLed one), and with it its bots; Ctrl-C
+    is the tournament's to handle, not each worker's."""
+    die_with_parent()
+    if os.getppid() != parent:  # the tournament died before the line above took effect
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
 
 class LocalExecutor:
     def __init__(self, workers: int) -> None:
-        self.pool = ProcessPoolExecutor(max_workers=workers)
+        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                                        initargs=(os.getpid(),))
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         return self.pool.submit(fn, *args)
@@ -156,6 +172,13 @@ class LocalExecutor:
         return list(done), list(pending)
 
     def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def abort(self) -> None:
+        """Stop now: the workers are killed, and their bots die with them."""
+        for proc in list(getattr(self.pool, "_processes", {}).values()):
+            with contextlib.suppress(OSError):
+                proc.kill()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -181,6 +204,9 @@ class DaskExecutor:
         with contextlib.suppress(Exception):  # workers may already be gone
             self.client.run(_close_bots)
         self.client.close()  # type: ignore[no-untyped-call]
+
+    def abort(self) -> None:
+        self.close()
 
 
 # The tournament loop --------------------------------------------------------------------------

@@ -139,7 +139,7 @@ def main() -> None:
     if MODE == "early":
         out({"type": "move", "id": 1, "index": 0})  # before any request
     out({"type": "ready", "protocol": "canasta/1", "name": MODE})
-    if MODE in ("escape", "escape-stubborn"):
+    if MODE in ("escape", "escape-stubborn", "escape-slow"):
         escape()
     if MODE == "escape-stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -165,8 +165,8 @@ def main() -> None:
             out({"type": "ping", "n": acts})
         if MODE == "future":
             out({"type": "move", "id": request["id"] + 1000, "index": 0})
-        if MODE == "slow":
-            time.sleep(0.05)
+        if MODE in ("slow", "escape-slow"):
+            time.sleep(0.02)
         reply = {"type": "move", "id": request["id"], "index": 0}
         out(reply)
         if MODE in ("duplicate", "late"):

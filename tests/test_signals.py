@@ -1,0 +1,89 @@
+"""Signals to the referee: SIGTERM, SIGINT and SIGKILL to ``canasta match`` and ``canasta
+tournament`` while subprocess bots play leave no process running: not the bots, not the
+children they moved out of their process group, not the tournament's workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_hostile_bots import HOSTILE, left_running, running
+
+CANASTA = shutil.which("canasta", path=os.path.dirname(sys.executable)) or "canasta"
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` now (read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _wait_for_pids(pidfile: Path, n: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if pidfile.exists() and len(pidfile.read_text().split()) >= n:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the bots did not start")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL],
+                         ids=["SIGTERM", "SIGINT", "SIGKILL"])
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_nothing_outlives_a_signalled_referee(tmp_path: Path, command: str,
+                                              sig: signal.Signals) -> None:
+    pidfile = tmp_path / "pids"
+    bot = f"{sys.executable} {HOSTILE} escape-slow {pidfile}"
+    if command == "match":
+        argv = [CANASTA, "match", "--seat", bot, "--seat", "builtin:random", "--seat", bot,
+                "--seat", "builtin:random", "--games", "50", "--record", str(tmp_path / "rec")]
+        wanted = 6  # two bots, each with two escaped children
+    else:
+        argv = [CANASTA, "tournament", "--bot", f"a={bot}", "--bot", "b=builtin:random",
+                "--games", "50", "--concurrency", "2", "--out", str(tmp_path / "out")]
+        wanted = 12  # two workers, each with two bot processes (a side is two seats)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    try:
+        _wait_for_pids(pidfile, wanted, proc)
+        time.sleep(0.3)  # a game under way
+        below = descendants(proc.pid)
+        assert below
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0
+    assert b"Traceback" not in err, err.decode(errors="replace")[-2000:]
+    assert left_running(pidfile) == []
+    deadline = time.monotonic() + 10
+    while any(running(p) for p in below) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p for p in below if running(p)] == []
+    if command == "match" and sig != signal.SIGKILL:
+        last = sorted((tmp_path / "rec").glob("game-*.jsonl"))[-1]
+        lines = [json.loads(x) for x in last.read_text().splitlines()]
+        assert lines[-1]["type"] == "result"  # the game cut short still has its result line
