@@ -112,6 +112,8 @@ def test_hostile_bot_gets_a_status_and_breaks_nothing(
         ref.close()
     elapsed = time.monotonic() - start
     report = result.seats[0]
+    budget = ROOMY.decision_ms + ROOMY.bank_ms + ROOMY.margin_ms
+    assert max(ref.round_trips_ms, default=0.0) <= budget + 250  # what the reply held cost nothing
     assert report["status"] == status, report
     assert all(words in e for e in report["errors"][:1]) if words else not report["errors"]
     assert all(len(e) < 400 and "\x1b" not in e and "b'" not in e for e in report["errors"])
