@@ -141,6 +141,9 @@ def play(
     = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
     = False,
+    trust_seats: Annotated[bool, typer.Option(
+        "--trust-seats", help="With --resume: start the bot programs the save names without"
+        " asking.")] = False,
 ) -> None:
     """Play Canasta at the prompt against built-in players or bots."""
     import random as _random
@@ -154,6 +157,7 @@ def play(
         if resume is not None:
             args = playmod.resume_args(resume)
             record = resume
+            _confirm_programs(playmod.programs(args["specs"]), trust_seats)
             table.terminal.show(f"Resuming {resume} ({len(args['prefix'])} moves so far).")
         else:
             r = load_rules(rules, set_)
@@ -165,11 +169,11 @@ def play(
                 raise _fail("no human seat: use --seat human for at least one seat (or"
                             " 'canasta match' for bots only)")
             game_seed = seed if seed is not None else _random.SystemRandom().randrange(10**9)
-            record = playmod.new_save_path(save_dir or playmod.save_dir(), game_seed)
+            record = playmod.new_save_path(save_dir or playmod.save_dir())
             args = {"specs": specs, "rules": r, "seed": game_seed, "dealer": None,
-                    "decks": None, "prefix": None}
+                    "decks": None, "prefix": None, "secret": None}
         result = playmod.run(args["specs"], args["rules"], args["seed"], record, table, tc,
-                             args["dealer"], args["decks"], args["prefix"])
+                             args["dealer"], args["decks"], args["prefix"], args["secret"])
     except RecordError as exc:
         raise _fail(str(exc)) from None
     except ValueError as exc:
@@ -180,6 +184,20 @@ def play(
     else:
         table.terminal.show(f"The game is recorded in {record}\nReplay it with: canasta"
                             f" replay {record}")
+
+
+def _confirm_programs(commands: list[str], trusted: bool) -> None:
+    """A save never starts a program by itself: its bot commands are shown and confirmed."""
+    import sys as _sys
+    if not commands or trusted:
+        return
+    listing = "\n".join(f"  {c}" for c in commands)
+    if not _sys.stdin.isatty():
+        raise _fail(f"this save starts these programs:\n{listing}\nrun them only if you trust"
+                    " them: add --trust-seats")
+    typer.echo(f"This save starts these programs:\n{listing}")
+    if not typer.confirm("Start them?", default=False):
+        raise _fail("not resumed: the save's programs were not confirmed")
 
 
 @app.command()
@@ -287,22 +305,33 @@ def match(
 def replay(
     record: Annotated[Path, typer.Argument(help="A game record (.jsonl) written by a match.")],
     seat: Annotated[int | None, typer.Option(help="Show the game as this seat saw it.")] = None,
-    verify: Annotated[bool, typer.Option(
-        help="Re-play every move through the engine and check every event and score.")] = False,
+    verify_: Annotated[bool, typer.Option(
+        "--verify", help="Re-play every move through the engine and check every event and score.")]
+    = False,
     step: Annotated[bool, typer.Option(help="Wait for Enter after each move.")] = False,
 ) -> None:
     """Step through a recorded game, or verify it."""
     from .describe import describe_event
-    from .replay import RecordError, load_record
+    from .replay import RecordError, load_record, sealed_parts, verify
     from .replay import replay as run_replay
+    public = False
     try:
-        rep = run_replay(load_record(record))
+        lines = load_record(record)
+        secret = None
+        if sealed_parts(lines) is None:
+            # A saved game that goes on later: its hidden cards stay hidden here too.
+            from .play import load_secret
+            secret = load_secret(record, lines)
+            public = True
+            if seat is not None:
+                raise _fail("this game is not over: only the public view of it is shown")
+        rep = verify(lines, secret) if verify_ else run_replay(lines, secret)
     except RecordError as exc:
         raise _fail(str(exc)) from None
     players = rep.state.rules.players
     if seat is not None and not 0 <= seat < players:
         raise _fail(f"--seat must be from 0 to {players - 1}")
-    if verify:
+    if verify_:
         if rep.ok:
             n = sum(len(e) for _, _, e in rep.steps)
             typer.echo(f"OK: {len(rep.steps) - 1} moves and {n} events replay identically;"
@@ -315,7 +344,8 @@ def replay(
         if move is not None:
             typer.echo(f"--> seat {who}: {move}")
         for e in evs:
-            typer.echo("    " + describe_event(e.view(seat) if seat is not None else e.full()))
+            shown = e.view(-1) if public else e.view(seat) if seat is not None else e.full()
+            typer.echo("    " + describe_event(shown))
         if step and move is not None:
             input()
 

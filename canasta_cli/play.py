@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -10,7 +12,7 @@ from typing import Any
 
 from .core import Ruleset, parse_card_sequence
 from .referee import GameResult, Referee, TimeControl
-from .replay import RecordError, load_record
+from .replay import RecordError, load_record, replay, sealed_parts
 from .seats import make_seat
 from .seats.base import Seat
 from .seats.human import HumanSeat, SharedTable
@@ -28,9 +30,21 @@ def save_dir() -> Path:
     return Path(base) / "canasta" / "games"
 
 
-def new_save_path(directory: Path, seed: int) -> Path:
+def secrets_dir() -> Path:
+    """Where the seeds of unfinished saved games wait (owner-only; bots never see it: it is
+    hidden from them, see seats/contain.py)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "canasta" / "secrets"
+
+
+def new_save_path(directory: Path) -> Path:
+    """A new save's name: when it was started, and a random tag (never the seed)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return directory / f"game-{stamp}-seed{seed}.jsonl"
+    return directory / f"game-{stamp}-{secrets.token_hex(3)}.jsonl"
+
+
+def secret_path(save: Path) -> Path:
+    return secrets_dir() / f"{save.stem}-{secrets.token_hex(8)}.json"
 
 
 def make_table(ascii_only: bool, no_color: bool) -> SharedTable:
@@ -51,37 +65,75 @@ def build_seats(specs: list[str], seed: int, table: SharedTable, log_dir: Path) 
     return seats
 
 
-def load_save(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
-    """The header, the moves so far, and whether the recorded game had already ended."""
-    lines = load_record(path)
+def load_secret(path: Path, lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """The seed, dealer and decks of a saved game: its reveal line, its secret file, or (a
+    save from before saves were sealed) its header."""
+    parts = sealed_parts(lines)
+    if parts is not None:
+        return parts
+    name = str(lines[0].get("secret", ""))
+    where = secrets_dir() / name
+    if not name or "/" in name or not where.is_file():
+        raise RecordError(f"{path}: the seed of this unfinished game is kept in {where}, which"
+                          " is missing")
+    try:
+        secret = json.loads(where.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"{where}: cannot read the saved game's seed: {exc}") from None
+    if not isinstance(secret, dict):
+        raise RecordError(f"{where}: not a saved game's seed")
+    return secret
+
+
+def load_save(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool,
+                                   dict[str, Any]]:
+    """The header, the moves so far, whether the recorded game had already ended, and its
+    seed and decks.  A last line torn by a crash is left out; the moves must replay."""
+    lines = load_record(path, torn_ok=True)
     header = lines[0]
     moves = [ln for ln in lines if ln["type"] == "move"]
     results = [ln for ln in lines if ln["type"] == "result"]
     finished = bool(results) and results[-1].get("reason") not in ("saved", "unfinished")
-    return header, moves, finished
+    secret = load_secret(path, lines)
+    check = replay(lines, secret)
+    bad = [m for m in check.mismatches if "move" in m]
+    if bad:
+        raise RecordError(f"{path}: {bad[0]}; the save is left as it is")
+    return header, moves, finished, secret
 
 
 def run(specs: list[str], rules: Ruleset, seed: int, record: Path, table: SharedTable,
         time_control: TimeControl, dealer: int | None = None, decks: list[list[int]] | None = None,
-        prefix: list[dict[str, Any]] | None = None) -> GameResult:
+        prefix: list[dict[str, Any]] | None = None, secret: Path | None = None) -> GameResult:
     # Bots' stderr logs sit beside the save, in a folder of their own per game.
     seats = build_seats(specs, seed, table, record.with_suffix(".logs"))
     referee = Referee(seats, rules, time_control)
     try:
         return referee.play(1, seed=seed, decks=decks, dealer=dealer, prefix=prefix,
-                            record_file=record)
+                            record_file=record, secret_file=secret or secret_path(record))
     finally:
         referee.close()
 
 
 def resume_args(path: Path) -> dict[str, Any]:
-    header, moves, finished = load_save(path)
+    header, moves, finished, secret = load_save(path)
     if finished:
         raise RecordError(f"{path}: that game is already over; replay it with canasta replay")
     try:
         rules = Ruleset.from_dict(header["rules"])
-        decks = [parse_card_sequence(d, rules.decks) for d in header.get("decks", [])]
-        return {"specs": list(header["seats"]), "rules": rules, "seed": int(header["seed"]),
-                "dealer": int(header["dealer"]), "decks": decks, "prefix": moves}
+        decks = [parse_card_sequence(d, rules.decks) for d in secret.get("decks", [])]
+        specs = [str(x) for x in header["seats"]]
+        if len(specs) != rules.players:
+            raise ValueError(f"{len(specs)} seats for {rules.players} players")
+        secret_name = header.get("secret")
+        return {"specs": specs, "rules": rules, "seed": int(secret["seed"]),
+                "dealer": int(header.get("dealer", secret.get("dealer", 0))), "decks": decks,
+                "prefix": moves,
+                "secret": secrets_dir() / str(secret_name) if secret_name else None}
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordError(f"{path}: bad header: {exc}") from None
+
+
+def programs(specs: list[str]) -> list[str]:
+    """The seats of a save that would start a program (not a person, not a built-in)."""
+    return [s for s in specs if not (s == "human" or s.startswith(("human:", "builtin:")))]

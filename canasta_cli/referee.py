@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -118,6 +119,20 @@ def _recorded_move(state: GameState, line: dict[str, Any]) -> tuple[Move, str]:
     return move, str(line.get("by", "bot"))
 
 
+def _private(path: str, flags: int) -> int:
+    """Open a new file with owner-only permissions."""
+    return os.open(path, flags, 0o600)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a file only its owner may read (the directory too, if it is new)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with open(path, "w", encoding="utf-8", opener=_private) as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def default_move(moves: list[Move]) -> Move:
     """What the referee plays for a seat that failed: draw, else answer no, else the first
     discard, else the first legal move (all of them keep the game legal)."""
@@ -186,10 +201,15 @@ class Referee:
     # A game ----------------------------------------------------------------------------------
     def play(self, game: int = 1, seed: int = 0, decks: list[list[int]] | None = None,
              dealer: int | None = None, prefix: list[dict[str, Any]] | None = None,
-             record_file: Path | None = None) -> GameResult:
+             record_file: Path | None = None, secret_file: Path | None = None) -> GameResult:
         """Play one game.  ``prefix`` holds recorded ``move`` lines to replay first (resuming a
         saved game): the seats see those events but are not asked.  A person quitting
-        (``Interrupted``) ends the game as "saved"; its record is the save."""
+        (``Interrupted``) ends the game as "saved"; its record is the save.
+
+        The record is sealed while the game runs: it holds what every seat may see and no
+        more (no seed, no deck, no hidden card), and a ``reveal`` line with the seed and decks
+        is added when the game is over.  ``secret_file`` (saved games) keeps the seed and decks
+        meanwhile, for resuming; it is removed once the reveal is written."""
         self.start()
         rules = self.rules
         state = new_game(rules, seed=seed, decks=decks or [], dealer=dealer)
@@ -202,10 +222,16 @@ class Referee:
             rep.bank_ms = float(self.time.bank_ms)
             if not before.alive and (not seat.started or not seat.usable):
                 rep.alive, rep.status, rep.errors = False, before.status, before.errors[:1]
-        self._write(record, {"type": "header", "protocol": PROTOCOL, "game": game, "seed": seed,
-                             "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
-                             "decks": [[TEXT_OF[c] for c in d] for d in state.stacked],
-                             "time": self.time.to_json(), "on_failure": self.on_failure})
+        header = {"type": "header", "protocol": PROTOCOL, "game": game, "sealed": True,
+                  "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
+                  "time": self.time.to_json(), "on_failure": self.on_failure}
+        secret = {"seed": seed, "dealer": state.dealer,
+                  "decks": [[TEXT_OF[c] for c in d] for d in state.stacked]}
+        if secret_file is not None:
+            header["secret"] = secret_file.name
+            if not secret_file.exists():
+                _write_private(secret_file, json.dumps(secret) + "\n")
+        self._write(record, header)
         for note in self._pending:
             self.reports[note["seat"]].failures[note["status"]] += 1  # counted in this game
             self._write(record, note)
@@ -240,6 +266,16 @@ class Referee:
                                      "by": by})
         finally:
             result = self._finish(game, seed, state, forfeit, record, saved)
+            if record is not None:
+                if not saved:
+                    self._write(record, {"type": "reveal", **secret})
+                    if secret_file is not None:
+                        secret_file.unlink(missing_ok=True)
+                line = {"type": "result", **result.to_json()}
+                if saved:
+                    line["seed"] = None  # the game goes on later: its seed stays sealed
+                self._write(record, line)
+                record.close()
         return result
 
     def _decide(self, game: int, state: GameState, moves: list[Move],
@@ -343,7 +379,7 @@ class Referee:
             fresh.append(node[1])
             node = node[0]
         for event in reversed(fresh):
-            self._write(record, {"type": "event", "event": event.full()})
+            self._write(record, {"type": "event", "event": event.view(-1)})
             for i in range(len(self.seats)):
                 self._send(i, event_message(game, event, i))
         if fresh:
@@ -373,9 +409,6 @@ class Referee:
                             [r.totals for r in state.results],
                             [r.to_json() for r in self.reports], forfeit,
                             record.name if record is not None else None)
-        self._write(record, {"type": "result", **result.to_json()})
-        if record is not None:
-            record.close()
         return result
 
     # Records -------------------------------------------------------------------------------
@@ -384,8 +417,8 @@ class Referee:
             if self.record_dir is None:
                 return None
             path = self.record_dir / f"game-{game:04d}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return open(path, "w", encoding="utf-8")  # noqa: SIM115
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return open(path, "w", encoding="utf-8", opener=_private)  # noqa: SIM115
 
     @staticmethod
     def _write(record: IO[str] | None, obj: dict[str, Any]) -> None:

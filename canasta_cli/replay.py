@@ -29,41 +29,93 @@ class Replay:
         return not self.mismatches
 
 
-def load_record(path: Path) -> list[dict[str, Any]]:
+MAX_RECORD_LINE = 1 << 22  # bytes: a record's lines are far shorter; longer is damage
+
+
+class RecordLines(list[dict[str, Any]]):
+    """A record's lines, with the file line number of each (for messages)."""
+
+    numbers: list[int]
+
+
+def load_record(path: Path, torn_ok: bool = False) -> RecordLines:
+    """The lines of a game record.  Damage is a RecordError naming the file and line; with
+    ``torn_ok`` a last line cut short by a crash (no newline, not JSON) is left out."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror}") from None
-    lines = []
-    for no, raw in enumerate(text.splitlines(), start=1):
+    raw_lines = data.split(b"\n")
+    torn = raw_lines.pop() if raw_lines else b""  # after the last newline: empty unless torn
+    lines = RecordLines()
+    lines.numbers = []
+    for no, raw in enumerate(raw_lines + ([torn] if torn.strip() else []), start=1):
         if not raw.strip():
             continue
+        last = no == len(raw_lines) + 1
         try:
-            obj = json.loads(raw)
+            obj = _record_line(raw)
         except ValueError as exc:
-            raise RecordError(f"{path}:{no}: not JSON ({exc})") from None
-        if not isinstance(obj, dict) or "type" not in obj:
-            raise RecordError(f"{path}:{no}: each line must be an object with a 'type'")
+            if last and torn_ok:
+                break  # the line being written when the game stopped
+            raise RecordError(f"{path}:{no}: {exc}") from None
         lines.append(obj)
+        lines.numbers.append(no)
     if not lines or lines[0]["type"] != "header":
-        raise RecordError(f"{path}: the first line must be the record header")
+        raise RecordError(f"{path}:1: the first line must be the record header")
     return lines
 
 
-def replay(lines: list[dict[str, Any]]) -> Replay:
-    """Re-play the recorded moves through the engine and compare every event and the result."""
+def _record_line(raw: bytes) -> dict[str, Any]:
+    if len(raw) > MAX_RECORD_LINE:
+        raise ValueError(f"a line of {len(raw)} bytes is not a record line")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not text (the file is not a game record)") from None
+    try:
+        obj = json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({str(exc)[:80]})") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ValueError("each line must be an object with a string 'type'")
+    return obj
+
+
+def sealed_parts(lines: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The seed, dealer and stacked decks of a record: in its header (records written before
+    records were sealed) or in the ``reveal`` line written when the game was over."""
     header = lines[0]
+    if not header.get("sealed"):
+        return header
+    return next((ln for ln in lines if ln["type"] == "reveal"), None)
+
+
+def replay(lines: list[dict[str, Any]], secret: dict[str, Any] | None = None) -> Replay:
+    """Re-play the recorded moves through the engine and compare every event and the result.
+    A sealed record whose game is not over needs its ``secret`` (the seed and decks)."""
+    header = lines[0]
+    parts = secret or sealed_parts(lines)
+    if parts is None:
+        raise RecordError("the record is sealed and its game is not over: no 'reveal' line"
+                          " holds the seed yet")
     try:
         rules = Ruleset.from_dict(header["rules"])
-        decks = [parse_card_sequence(d, rules.decks) for d in header.get("decks", [])]
-        state = new_game(rules, seed=int(header["seed"]), decks=decks, dealer=header["dealer"])
+        decks = [parse_card_sequence(d, rules.decks) for d in parts.get("decks", [])]
+        state = new_game(rules, seed=int(parts["seed"]), decks=decks,
+                         dealer=header.get("dealer", parts.get("dealer")))
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordError(f"bad header: {exc}") from None
-    recorded = [ln["event"] for ln in lines if ln["type"] == "event"]
+    sealed = bool(header.get("sealed"))
+    numbers = getattr(lines, "numbers", None) or list(range(1, len(lines) + 1))
+    recorded = [(ln.get("event"), no) for ln, no in zip(lines, numbers, strict=False)
+                if ln["type"] == "event"]
     produced: list[Event] = list(state.events())
     steps: list[tuple[int | None, str | None, list[Event]]] = [(None, None, list(produced))]
     result = None
-    for ln in lines[1:]:
+    for ln, no in zip(lines[1:], numbers[1:], strict=False):
         if ln["type"] == "result":
             result = ln
         if ln["type"] != "move":
@@ -73,9 +125,9 @@ def replay(lines: list[dict[str, Any]]) -> Replay:
         try:
             move = parse_move(ln["move"], top_rank=top)
             state = apply(state, move)
-        except (KeyError, ValueError) as exc:
-            return Replay(header, steps, state, [f"move {ln.get('move')!r} by seat"
-                                                 f" {ln.get('seat')}: {exc}"], result)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            return Replay(header, steps, state, [f"line {no}: move {str(ln.get('move'))[:60]!r}"
+                                                 f" by seat {ln.get('seat')}: {exc}"], result)
         fresh: list[Event] = []
         node = state.log
         while node is not None and node is not before:
@@ -83,18 +135,35 @@ def replay(lines: list[dict[str, Any]]) -> Replay:
             node = node[0]
         fresh.reverse()
         produced.extend(fresh)
-        steps.append((ln.get("seat"), ln["move"], fresh))
+        steps.append((ln.get("seat"), str(ln["move"]), fresh))
     rep = Replay(header, steps, state, [], result)
-    for i, (want, got) in enumerate(zip(recorded, produced, strict=False)):
-        if want != got.full():
-            rep.mismatches.append(f"event {i + 1}: recorded {want} but the engine gives"
-                                  f" {got.full()}")
+    for i, ((want, no), got) in enumerate(zip(recorded, produced, strict=False)):
+        shown = got.view(-1) if sealed else got.full()  # a sealed record holds public views
+        if want != shown:
+            rep.mismatches.append(f"line {no}: event {i + 1}: recorded {str(want)[:200]} but the"
+                                  f" engine gives {shown}")
             break
     if len(recorded) != len(produced):
         rep.mismatches.append(f"{len(recorded)} events recorded, the engine gives {len(produced)}")
     if result is not None and result.get("forfeit") is None:
-        if tuple(result["scores"]) != state.scores:
-            rep.mismatches.append(f"recorded scores {result['scores']}, engine {list(state.scores)}")
-        if result["winner"] != state.winner:
-            rep.mismatches.append(f"recorded winner {result['winner']}, engine {state.winner}")
+        if result.get("scores") != list(state.scores):
+            rep.mismatches.append(f"recorded scores {str(result.get('scores'))[:80]}, engine"
+                                  f" {list(state.scores)}")
+        if result.get("winner") != state.winner:
+            rep.mismatches.append(f"recorded winner {str(result.get('winner'))[:20]}, engine"
+                                  f" {state.winner}")
+    return rep
+
+
+def verify(lines: list[dict[str, Any]], secret: dict[str, Any] | None = None) -> Replay:
+    """``canasta replay --verify``: the whole record must be there and agree with the engine."""
+    from .protocol.messages import PROTOCOL
+    header = lines[0]
+    if header.get("protocol") != PROTOCOL:
+        raise RecordError(f"line 1: protocol {str(header.get('protocol'))[:40]!r}, expected"
+                          f" {PROTOCOL!r}")
+    rep = replay(lines, secret)
+    if rep.recorded_result is None:
+        rep.mismatches.append("the record ends before its result line: the game was cut short"
+                              " or the file is incomplete")
     return rep
