@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Annotated
@@ -23,6 +24,7 @@ from .core import (
     parse_option,
     preset,
 )
+from .seats.contain import hide
 
 app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
                   add_completion=False)
@@ -153,6 +155,9 @@ def play(
     from .replay import RecordError
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()
+    hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
+    if resume is not None:
+        hide(resume.resolve().parent)
     try:
         if resume is not None:
             args = playmod.resume_args(resume)
@@ -202,11 +207,14 @@ def _confirm_programs(commands: list[str], trusted: bool) -> None:
 
 @app.command()
 def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
-         seed: Annotated[int, typer.Option(help="Seed for the deal and the players.")] = 1,
+         seed: Annotated[int | None, typer.Option(
+             help="Seed for the deal and the players (default: random).")] = None,
          deck: Annotated[Path | None, typer.Option(help="Stacked deck file (docs/ENGINE.md).")]
          = None,
          dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None) -> None:
     """Watch built-in random players play a whole game; prints each hand's scores."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(10**9)
     r = load_rules(rules, set_)
     decks = load_decks(deck, r, dealer, seed)
     state = new_game(r, seed=seed, decks=decks, dealer=dealer)
@@ -245,7 +253,9 @@ def match(
         "--seat", "-s", help="A bot command line, or builtin:random / builtin:greedy."
         " One per player, seat 0 first.")],
     games: Annotated[int, typer.Option(help="Games to play.", min=1)] = 1,
-    seed: Annotated[int, typer.Option(help="Seed of game 1; game g uses seed + g - 1.")] = 0,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of game 1; game g uses seed + g - 1 (default: a fresh random seed per game,"
+        " revealed in each record when the game is over).")] = None,
     rules: RulesOpt = "classic",
     set_: SetOpt = None,
     record: Annotated[Path | None, typer.Option(
@@ -273,6 +283,7 @@ def match(
     if on_failure not in ("default", "forfeit"):
         raise _fail("--on-failure takes 'default' or 'forfeit'")
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
+    hide(*(d for d in (record, transcript) if d is not None))
     try:
         result = run_match(seat, r, games, seed, record, tc,
                            "forfeit" if on_failure == "forfeit" else "default", transcript,
@@ -283,7 +294,9 @@ def match(
         typer.echo(json.dumps(result.to_json(), indent=2))
         return
     label = "side" if r.partnerships else "player"
-    typer.echo(f"{games} game(s) of {r.name}, seeds {seed}..{seed + games - 1}")
+    seeds = (f"seeds {seed}..{seed + games - 1}" if seed is not None else
+             "random seeds (each record reveals its game's when it is over)")
+    typer.echo(f"{games} game(s) of {r.name}, {seeds}")
     typer.echo(f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats")
     for row in result.side_table():
         typer.echo(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
@@ -362,8 +375,9 @@ def tournament(
         help="Duplicate deals per pairing; each is played in every seating.", min=1)] = 10,
     concurrency: Annotated[int | None, typer.Option(
         help="Games at once (default: the number of cores).", min=1)] = None,
-    seed: Annotated[int, typer.Option(help="Master seed; every deal's seed derives from it.")]
-    = 0,
+    seed: Annotated[int | None, typer.Option(
+        help="Master seed; every deal's seed derives from it (default: random, kept in the"
+        " output directory so that a rerun resumes).")] = None,
     rules: RulesOpt = "classic",
     set_: SetOpt = None,
     sprt: Annotated[bool, typer.Option(help="Two bots only: stop as soon as a sequential"
@@ -403,6 +417,8 @@ def tournament(
         raise _fail("--format takes round-robin or gauntlet")
     if sprt and len(bots) != 2:
         raise _fail("--sprt compares exactly two bots")
+    seed = _tournament_seed(out, seed)
+    hide(out)
     k = concurrency or default_concurrency()
     executor: Executor
     try:
@@ -428,6 +444,29 @@ def tournament(
     else:
         typer.echo(report.render(summary))
         typer.echo(f"results in {out}/results.json, standings.csv, crosstable.csv")
+
+
+def _tournament_seed(out: Path, seed: int | None) -> int:
+    """The master seed: given, or drawn at random the first time; kept in the output
+    directory (owner-only, hidden from bots) so that running the command again resumes."""
+    import secrets as _secrets
+    path = out / "seed.json"
+    stored: int | None = None
+    if path.exists():
+        try:
+            stored = int(json.loads(path.read_text(encoding="utf-8"))["seed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            raise _fail(f"{path} is damaged: remove it, or pass the tournament's --seed") from None
+    if seed is not None and stored is not None and seed != stored:
+        raise _fail(f"{out} holds a tournament with another seed ({stored}): use another --out")
+    chosen = seed if seed is not None else stored if stored is not None else \
+        _secrets.randbelow(2**63)
+    if stored is None:
+        out.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"seed": chosen}) + "\n")
+    return chosen
 
 
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True)

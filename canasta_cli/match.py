@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,13 +59,24 @@ class MatchResult:
                 "seat_status": self.seat_summary(), "logs": str(self.log_dir)}
 
 
-def run_match(specs: list[str], rules: Ruleset, games: int, seed: int,
+def game_seeds(games: int, seed: int | None) -> list[int]:
+    """Game g is played from seed ``seed + g - 1``; with no seed, each game gets a fresh
+    random one (revealed in its record when it is over), so that no game's deal follows from
+    another's."""
+    if seed is not None:
+        return [seed + g for g in range(games)]
+    rng = random.SystemRandom()
+    return [rng.randrange(2**63) for _ in range(games)]
+
+
+def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
               record_dir: Path | None, time_control: TimeControl,
               on_failure: FailurePolicy = "default",
               transcript_dir: Path | None = None, spin_us: int = 300) -> MatchResult:
-    """Game g is played from seed ``seed + g - 1``; bots stay alive across games."""
+    """Bots stay alive across games; see ``game_seeds`` for the seeds."""
+    seeds = game_seeds(games, seed)
     log_dir = record_dir or Path(tempfile.mkdtemp(prefix="canasta-logs-"))
-    seats: list[Seat] = [make_seat(spec, i, seed, log_dir, spin_us)
+    seats: list[Seat] = [make_seat(spec, i, seeds[0], log_dir, spin_us)
                          for i, spec in enumerate(specs)]
     if transcript_dir is not None:
         seats = [TranscriptSeat(s, transcript_dir / f"seat{i}.jsonl") for i, s in enumerate(seats)]
@@ -72,7 +84,7 @@ def run_match(specs: list[str], rules: Ruleset, games: int, seed: int,
     results = []
     try:
         for g in range(1, games + 1):
-            results.append(referee.play(g, seed=seed + g - 1))
+            results.append(referee.play(g, seed=seeds[g - 1]))
     finally:
         referee.close()
     return MatchResult(rules, specs, results, log_dir)

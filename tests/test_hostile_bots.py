@@ -9,6 +9,8 @@ their whole budget.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -42,13 +44,22 @@ def running(pid: int) -> bool:
         return False
 
 
-def left_running(pidfile: Path, wait: float = 10.0) -> list[int]:
-    """The recorded pids still running once the kernel has had ``wait`` seconds to end them
-    (killing is asynchronous; a correct referee leaves none, so this returns at once)."""
-    pids = [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
+def left_running(marker: Path, wait: float = 10.0) -> list[int]:
+    """Processes whose command line names ``marker`` (the hostile bots name their pid file,
+    and so do their children) still running once the kernel has had ``wait`` seconds to end
+    them (killing is asynchronous; a correct referee leaves none, so this returns at once).
+    Bots see their own /proc, so their pids are read from the referee's."""
     deadline = time.monotonic() + wait
     while True:
-        alive = [p for p in pids if running(p)]
+        alive = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/cmdline", "rb") as f:
+                        if str(marker).encode() in f.read() and running(int(entry)):
+                            alive.append(int(entry))
+                except OSError:
+                    continue
         if not alive or time.monotonic() > deadline:
             return alive
         time.sleep(0.05)
@@ -302,3 +313,11 @@ def test_tournament_counts_handshake_failures_and_leaves_no_process(tmp_path: Pa
     started = pidfile.read_text().split()
     assert len(started) >= 4
     assert left_running(pidfile) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not shutil.which("unshare"),
+                    reason="PID namespaces need Linux and util-linux")
+def test_bots_are_contained_in_namespaces_here() -> None:
+    """Where the tools exist, containment must not silently fall back to process groups."""
+    from canasta_cli.seats.contain import containment
+    assert containment() == "pid-namespace"

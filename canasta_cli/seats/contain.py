@@ -1,7 +1,7 @@
 """Keeping bot processes contained: whatever a bot starts ends with it, and with the referee.
 
-On Linux each bot runs as the first process of its own PID namespace, started through
-util-linux's ``setpriv`` and ``unshare``:
+On Linux each bot runs in its own PID and mount namespaces, started through util-linux's
+``setpriv`` and ``unshare``:
 
 * ``setpriv --pdeathsig KILL``: the launcher is killed when the referee dies, even by SIGKILL
   (the kernel's parent-death signal, no polling), and the namespace's first process is killed
@@ -11,6 +11,9 @@ util-linux's ``setpriv`` and ``unshare``:
   namespace, so children that left the bot's process group (``setsid``, a double fork) end
   too.  (The bot is not the first process itself because that one ignores signals it has no
   handler for, which would change how a bot dies.)
+* ``unshare --mount``: the bot's /proc shows only its own namespace (not the referee's command
+  line, files or memory), and the directories the referee writes records, saves and results
+  to appear empty.  The bot runs without capabilities, so it cannot undo that.
 
 A user namespace makes this work without privileges.  Where any of it is missing (another
 system, user namespaces turned off), bots run directly in their own process group with the
@@ -33,13 +36,20 @@ _FORCED: list[str] = []  # "none" forces plain process groups (tests of the fall
 # The outer sh runs where unshare put it (its children go to the new PID namespace): it hands
 # the bot's pipes over as fds 3-5, keeps none itself, and waits (a TERM only interrupts the
 # wait).  The inner sh, the namespace's first process, dies with the outer one (setpriv),
-# gives the bot its pipes back as 0-2, keeps none itself, and waits for the bot.  So the bot
-# alone holds its pipes: closing one is seen by the referee at once.
+# mounts a /proc of the namespace's own and empty, read-only file systems over the directories
+# the referee hides (CANASTA_HIDE, one per line), gives the bot its pipes back as 0-2, keeps
+# none itself, and starts the bot without any capability (so it cannot undo the mounts).
+# So the bot alone holds its pipes: closing one is seen by the referee at once.
 _OUTER = ('sp=$1 inner=$2; shift 2; exec 3<&0 4>&1 5>&2 </dev/null >/dev/null 2>/dev/null;'
-          ' trap : TERM; "$sp" --pdeathsig KILL /bin/sh -c "$inner" bot "$@" &'
+          ' trap : TERM; "$sp" --pdeathsig KILL /bin/sh -c "$inner" bot "$sp" "$@" &'
           ' exec 3<&- 4>&- 5>&-; while :; do wait $!; s=$?;'
           ' kill -0 $! 2>/dev/null || exit $s; done')
-_INNER = '"$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- & exec 3<&- 4>&- 5>&-; wait $!'
+_INNER = ('sp=$1; shift; mount -t proc proc /proc || exit 125; IFS="\n";'
+          ' for d in $CANASTA_HIDE; do if [ -d "$d" ]; then'
+          ' mount -t tmpfs -o size=4k,mode=0500,ro none "$d" || exit 125; fi; done;'
+          ' unset IFS CANASTA_HIDE; "$sp" --bounding-set=-all --inh-caps=-all --'
+          ' "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- & exec 3<&- 4>&- 5>&-; wait $!')
+_PROBE = ("/bin/sh", "-c", 'test "$(readlink /proc/self)" -lt 20')  # a pid of the new namespace
 
 
 @functools.cache
@@ -49,18 +59,16 @@ def _namespace_prefix() -> tuple[str, ...]:
     setpriv, unshare = shutil.which("setpriv"), shutil.which("unshare")
     if not setpriv or not unshare or not os.access("/bin/sh", os.X_OK):
         return ()
-    for user_map in ("--map-current-user", "--map-root-user"):
-        prefix = (setpriv, "--pdeathsig", "KILL", unshare, "--user", user_map, "--pid", "--",
-                  "/bin/sh", "-c", _OUTER, "bot", setpriv, _INNER)
-        try:
-            done = subprocess.run([*prefix, "true"], stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  timeout=10, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return ()
-        if done.returncode == 0:
-            return prefix
-    return ()
+    prefix = (setpriv, "--pdeathsig", "KILL", unshare, "--user", "--map-root-user", "--pid",
+              "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _OUTER, "bot",
+              setpriv, _INNER)
+    try:
+        done = subprocess.run([*prefix, *_PROBE], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return prefix if done.returncode == 0 else ()
 
 
 def containment() -> str:
@@ -70,11 +78,27 @@ def containment() -> str:
     return "pid-namespace" if _namespace_prefix() else "process-group"
 
 
-def contained(argv: list[str]) -> list[str]:
+_HIDDEN: set[str] = set()
+
+
+def hide(*paths: str | os.PathLike[str]) -> None:
+    """Keep these directories out of every bot's sight from now on (where a PID namespace is
+    available: they appear empty to the bot).  The referee's records, saves and results."""
+    for p in paths:
+        _HIDDEN.add(os.path.realpath(p))
+
+
+def contained(argv: list[str], env: dict[str, str], cwd: str) -> list[str]:
     """The command line that runs ``argv`` contained (``argv`` itself where that is not
-    available)."""
+    available); ``env`` receives what the launcher needs.  A hidden directory that holds the
+    bot's own files or working directory stays visible."""
     if containment() == "process-group":
         return list(argv)
+    own = [os.path.realpath(a) for a in [cwd, *argv] if os.path.isabs(a)]
+    hidden = [d for d in sorted(_HIDDEN)
+              if "\n" not in d and not any(o == d or o.startswith(d + os.sep) for o in own)]
+    if hidden:
+        env["CANASTA_HIDE"] = "\n".join(hidden)
     return [*_namespace_prefix(), *argv]
 
 

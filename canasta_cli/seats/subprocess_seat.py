@@ -14,6 +14,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -28,8 +29,8 @@ MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read it
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
 
 # Only what a program needs to run; nothing about the game (no seed, no deck) is ever passed.
-_ENV_KEEP = ("PATH", "HOME", "LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT",
-             "PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH", "TERM")
+_ENV_KEEP = ("PATH", "LANG", "LANGUAGE", "SYSTEMROOT", "PYTHONPATH", "VIRTUAL_ENV",
+             "NODE_PATH", "TERM")
 
 
 def _reap_group(pgid: int, timeout: float = 1.0) -> None:
@@ -111,6 +112,7 @@ class SubprocessSeat(Seat):
         self._late: list[str] = []
         self._closed = False
         self._poll: select.poll | None = None
+        self._home = ""
 
     # Lifecycle ---------------------------------------------------------------------------
     def start(self, hello: Message, timeout: float) -> Message:
@@ -122,11 +124,17 @@ class SubprocessSeat(Seat):
         if problem:
             self._dead = f"cannot start {self.argv[0]!r}: {problem}"
             raise SeatFailure("CRASHED", self._dead)
+        # A private home and working directory, and an absolute path for each file the
+        # command names (they were relative to the referee's directory).
+        base = self.cwd or os.getcwd()
+        self._home = tempfile.mkdtemp(prefix="canasta-bot-")
+        env = bot_environment({"HOME": self._home, "TMPDIR": self._home})
+        argv = _absolute(self.argv, base)
         try:
             self.proc = subprocess.Popen(
-                contained(self.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, env=bot_environment(),
-                cwd=self.cwd, bufsize=0, close_fds=True)
+                contained(argv, env, self.cwd or self._home), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                env=env, cwd=self.cwd or self._home, bufsize=0, close_fds=True)
         except OSError as exc:
             self._dead = f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
             raise SeatFailure("CRASHED", self._dead) from None
@@ -409,6 +417,8 @@ class SubprocessSeat(Seat):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+        if self._home:
+            shutil.rmtree(self._home, ignore_errors=True)
 
     def _kill(self) -> None:
         self._signal(signal.SIGKILL)
@@ -418,6 +428,17 @@ class SubprocessSeat(Seat):
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
+
+
+def _absolute(argv: list[str], base: str) -> list[str]:
+    """``argv`` with relative paths of existing files made absolute (the bot runs elsewhere)."""
+    out = []
+    for i, arg in enumerate(argv):
+        if (not os.path.isabs(arg) and not arg.startswith("-") and (i > 0 or os.sep in arg)
+                and os.path.exists(os.path.join(base, arg))):
+            arg = os.path.abspath(os.path.join(base, arg))
+        out.append(arg)
+    return out
 
 
 def _unrunnable(program: str, cwd: str | None) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -12,15 +13,22 @@ from .base import Message, Seat, SeatFailure
 
 
 class TranscriptSeat(Seat):
-    """Every line says who spoke (``referee`` or ``bot``) and the message, in order."""
+    """Every line says who spoke (``referee`` or ``bot``) and the message, in order.
+
+    A seat's conversation holds its cards, so it reaches the file only when each game is
+    over (at ``game_end``, or when the seat is closed): while a game runs no other bot can
+    read it there.  The file is readable by its owner only.
+    """
 
     def __init__(self, inner: Seat, path: Path) -> None:
         self.inner = inner
         self.name = inner.name
         self.timed = inner.timed
         self.explains = inner.explains
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._file: IO[str] | None = open(  # noqa: SIM115
+            path, "w", encoding="utf-8", opener=lambda p, f: os.open(p, f, 0o600))
+        self._pending: list[str] = []
 
     @property
     def alive(self) -> bool:
@@ -28,8 +36,15 @@ class TranscriptSeat(Seat):
 
     def _log(self, who: str, msg: Message | str) -> None:
         if self._file is not None:
-            self._file.write(json.dumps({"from": who, "msg": msg}, separators=(",", ":")) + "\n")
+            self._pending.append(json.dumps({"from": who, "msg": msg}, separators=(",", ":")))
+            if isinstance(msg, dict) and msg.get("type") == "game_end":
+                self._write_out()
+
+    def _write_out(self) -> None:
+        if self._file is not None and self._pending:
+            self._file.write("\n".join(self._pending) + "\n")
             self._file.flush()
+            self._pending.clear()
 
     def start(self, hello: Message, timeout: float) -> Message:
         self._log("referee", hello)
@@ -62,6 +77,7 @@ class TranscriptSeat(Seat):
 
     def close(self) -> None:
         self.inner.close()
+        self._write_out()
         if self._file is not None:
             self._file.close()
             self._file = None

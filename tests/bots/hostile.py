@@ -17,11 +17,10 @@ PIDFILE = sys.argv[2] if len(sys.argv) > 2 else None
 
 
 def note_pid() -> None:
-    """Note this process's pid as the referee sees it (a bot may run in its own PID
-    namespace; /proc is the referee's, so /proc/self names the outer pid)."""
+    """Note that a process started (its pid as this bot sees it)."""
     if PIDFILE:
         with open(PIDFILE, "a") as f:
-            f.write(os.readlink("/proc/self") + "\n")
+            f.write(f"{os.getpid()}\n")
 
 
 def raw(text: str) -> None:
@@ -37,7 +36,7 @@ def escape() -> None:
     """Start children that leave the process group: one by setsid, one by a double fork."""
     r, w = os.pipe()
     subprocess.Popen([sys.executable, "-c", "import os, sys, time; f = open(sys.argv[1], 'a');"
-                      " f.write(os.readlink('/proc/self') + '\\n'); f.close();"
+                      " f.write(str(os.getpid()) + '\\n'); f.close();"
                       f" os.close({w}); time.sleep(300)", PIDFILE or os.devnull],
                      start_new_session=True, pass_fds=(w,))
     if os.fork() == 0:
