@@ -79,8 +79,8 @@ SCENARIOS: list[tuple[str, Callable[[], GameState]]] = [
 ]
 
 
-def run_checks(command: str, timeout: float = 5.0) -> list[Check]:
-    seat = SubprocessSeat(command)
+def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False) -> list[Check]:
+    seat = SubprocessSeat(command, sandbox=sandbox)
     checks: list[Check] = []
 
     def record(name: str, start: float, passed: bool, detail: str) -> None:

@@ -33,6 +33,9 @@ app.add_typer(bench_app, name="bench")
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
                                        help=f"Preset: {', '.join(PRESETS)}.")]
+SandboxOpt = Annotated[bool, typer.Option(
+    "--sandbox", help="Run each bot under bubblewrap: its own directory read-only, a private"
+    " /tmp, no other process in sight, no network (needs the bubblewrap package).")]
 SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Change one rule option, e.g. --set wild_le_natural=false (repeatable).")]
 
@@ -40,6 +43,15 @@ SetOpt = Annotated[list[str] | None, typer.Option(
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(2)
+
+
+def check_sandbox(sandbox: bool) -> None:
+    if sandbox:
+        from .seats.contain import SandboxUnavailable, require_sandbox
+        try:
+            require_sandbox()
+        except SandboxUnavailable as exc:
+            raise _fail(str(exc)) from None
 
 
 def load_rules(name: str, options: list[str] | None) -> Ruleset:
@@ -146,6 +158,7 @@ def play(
     trust_seats: Annotated[bool, typer.Option(
         "--trust-seats", help="With --resume: start the bot programs the save names without"
         " asking.")] = False,
+    sandbox: SandboxOpt = False,
 ) -> None:
     """Play Canasta at the prompt against built-in players or bots."""
     import random as _random
@@ -153,6 +166,7 @@ def play(
     from . import play as playmod
     from .referee import TimeControl
     from .replay import RecordError
+    check_sandbox(sandbox)
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
@@ -178,7 +192,8 @@ def play(
             args = {"specs": specs, "rules": r, "seed": game_seed, "dealer": None,
                     "decks": None, "prefix": None, "secret": None}
         result = playmod.run(args["specs"], args["rules"], args["seed"], record, table, tc,
-                             args["dealer"], args["decks"], args["prefix"], args["secret"])
+                             args["dealer"], args["decks"], args["prefix"], args["secret"],
+                             sandbox)
     except RecordError as exc:
         raise _fail(str(exc)) from None
     except ValueError as exc:
@@ -272,6 +287,7 @@ def match(
     spin_us: Annotated[int, typer.Option(
         help="Microseconds to poll for a bot's answer before sleeping (0: sleep at once).",
         min=0)] = 300,
+    sandbox: SandboxOpt = False,
 ) -> None:
     """Play games between bots and print a results table."""
     from .match import run_match
@@ -282,12 +298,13 @@ def match(
                     f"{len(seat)}")
     if on_failure not in ("default", "forfeit"):
         raise _fail("--on-failure takes 'default' or 'forfeit'")
+    check_sandbox(sandbox)
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     hide(*(d for d in (record, transcript) if d is not None))
     try:
         result = run_match(seat, r, games, seed, record, tc,
                            "forfeit" if on_failure == "forfeit" else "default", transcript,
-                           spin_us)
+                           spin_us, sandbox)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if as_json:
@@ -331,7 +348,7 @@ def replay(
     try:
         lines = load_record(record)
         secret = None
-        if sealed_parts(lines) is None:
+        if sealed_parts(lines) is None and lines[0].get("secret"):
             # A saved game that goes on later: its hidden cards stay hidden here too.
             from .play import load_secret
             secret = load_secret(record, lines)
@@ -388,6 +405,11 @@ def tournament(
     decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
     bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
     as_json: Annotated[bool, typer.Option("--json", help="Print results.json.")] = False,
+    reuse_bots: Annotated[bool, typer.Option(
+        "--reuse-bots", help="Keep bot processes between games (faster; only for trusted,"
+        " stateless bots: a bot could remember a deal and play it again from the other"
+        " side).")] = False,
+    sandbox: SandboxOpt = False,
 ) -> None:
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
     from .referee import TimeControl
@@ -417,6 +439,7 @@ def tournament(
         raise _fail("--format takes round-robin or gauntlet")
     if sprt and len(bots) != 2:
         raise _fail("--sprt compares exactly two bots")
+    check_sandbox(sandbox)
     seed = _tournament_seed(out, seed)
     hide(out)
     k = concurrency or default_concurrency()
@@ -430,7 +453,9 @@ def tournament(
     tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
-                               games, r, seed, out, executor, k, test, stderr_progress(r), tc)
+                               games, r, seed, out, executor, k, test, stderr_progress(r), tc,
+                               reuse_bots, sandbox,
+                               warn=lambda m: typer.echo(f"warning: {m}", err=True))
     except BaseException:
         executor.abort()  # interrupted: games in progress are dropped, finished ones are kept
         raise
@@ -475,11 +500,12 @@ app.add_typer(bot_app, name="bot")
 
 @bot_app.command("check")
 def bot_check(command: Annotated[str, typer.Argument(help="The bot's command line.")],
-              timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000
-              ) -> None:
+              timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000,
+              sandbox: SandboxOpt = False) -> None:
     """Conformance check: the handshake, every request type and the rule edges."""
     from .botcheck import run_checks
-    checks = run_checks(command, timeout_ms / 1000)
+    check_sandbox(sandbox)
+    checks = run_checks(command, timeout_ms / 1000, sandbox)
     for c in checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
     failed = sum(1 for c in checks if not c.passed)

@@ -72,11 +72,12 @@ def game_seeds(games: int, seed: int | None) -> list[int]:
 def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
               record_dir: Path | None, time_control: TimeControl,
               on_failure: FailurePolicy = "default",
-              transcript_dir: Path | None = None, spin_us: int = 300) -> MatchResult:
+              transcript_dir: Path | None = None, spin_us: int = 300,
+              sandbox: bool = False) -> MatchResult:
     """Bots stay alive across games; see ``game_seeds`` for the seeds."""
     seeds = game_seeds(games, seed)
     log_dir = record_dir or Path(tempfile.mkdtemp(prefix="canasta-logs-"))
-    seats: list[Seat] = [make_seat(spec, i, seeds[0], log_dir, spin_us)
+    seats: list[Seat] = [make_seat(spec, i, seeds[0], log_dir, spin_us, sandbox)
                          for i, spec in enumerate(specs)]
     if transcript_dir is not None:
         seats = [TranscriptSeat(s, transcript_dir / f"seat{i}.jsonl") for i, s in enumerate(seats)]

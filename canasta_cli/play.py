@@ -55,13 +55,14 @@ def make_table(ascii_only: bool, no_color: bool) -> SharedTable:
     return SharedTable(Terminal(interactive), Style(color=color, ascii=ascii_only))
 
 
-def build_seats(specs: list[str], seed: int, table: SharedTable, log_dir: Path) -> list[Seat]:
+def build_seats(specs: list[str], seed: int, table: SharedTable, log_dir: Path,
+                sandbox: bool = False) -> list[Seat]:
     seats: list[Seat] = []
     for i, spec in enumerate(specs):
         if spec == "human" or spec.startswith("human:"):
             seats.append(HumanSeat(table, name=spec))
         else:
-            seats.append(make_seat(spec, i, seed, log_dir))
+            seats.append(make_seat(spec, i, seed, log_dir, sandbox=sandbox))
     return seats
 
 
@@ -104,9 +105,10 @@ def load_save(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool,
 
 def run(specs: list[str], rules: Ruleset, seed: int, record: Path, table: SharedTable,
         time_control: TimeControl, dealer: int | None = None, decks: list[list[int]] | None = None,
-        prefix: list[dict[str, Any]] | None = None, secret: Path | None = None) -> GameResult:
+        prefix: list[dict[str, Any]] | None = None, secret: Path | None = None,
+        sandbox: bool = False) -> GameResult:
     # Bots' stderr logs sit beside the save, in a folder of their own per game.
-    seats = build_seats(specs, seed, table, record.with_suffix(".logs"))
+    seats = build_seats(specs, seed, table, record.with_suffix(".logs"), sandbox)
     referee = Referee(seats, rules, time_control)
     try:
         return referee.play(1, seed=seed, decks=decks, dealer=dealer, prefix=prefix,

@@ -85,16 +85,18 @@ def hide(*paths: str | os.PathLike[str]) -> None:
     """Keep these directories out of every bot's sight from now on (where a PID namespace is
     available: they appear empty to the bot).  The referee's records, saves and results."""
     for p in paths:
+        os.makedirs(p, mode=0o700, exist_ok=True)  # it must exist to be covered
         _HIDDEN.add(os.path.realpath(p))
 
 
 def contained(argv: list[str], env: dict[str, str], cwd: str) -> list[str]:
     """The command line that runs ``argv`` contained (``argv`` itself where that is not
     available); ``env`` receives what the launcher needs.  A hidden directory that holds the
-    bot's own files or working directory stays visible."""
+    bot's program, a file its command names, or its working directory stays visible."""
     if containment() == "process-group":
         return list(argv)
-    own = [os.path.realpath(a) for a in [cwd, *argv] if os.path.isabs(a)]
+    own = [os.path.realpath(a) for a in [cwd, *[a for a in argv if os.path.isfile(a)]]
+           if os.path.isabs(a)]
     hidden = [d for d in sorted(_HIDDEN)
               if "\n" not in d and not any(o == d or o.startswith(d + os.sep) for o in own)]
     if hidden:
@@ -126,3 +128,59 @@ def die_with_parent() -> None:
         import signal
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+# The sandbox -----------------------------------------------------------------------------------
+
+class SandboxUnavailable(RuntimeError):
+    """--sandbox was asked for and bubblewrap cannot be run here."""
+
+
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+        "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group")
+
+
+def require_sandbox() -> str:
+    """bubblewrap's path, or SandboxUnavailable saying how to get it."""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        raise SandboxUnavailable("--sandbox runs bots under bubblewrap, which is not installed"
+                                 " (Debian/Ubuntu: apt install bubblewrap)")
+    return bwrap
+
+
+def _program_dirs(argv: list[str], path: str) -> list[str]:
+    """The directories a bot needs to run: its program's (and the interpreter's install,
+    for a virtual environment's or a pyenv's interpreter), and those of files it names."""
+    dirs: list[str] = []
+    program = argv[0] if os.sep in argv[0] else shutil.which(argv[0], path=path) or argv[0]
+    if os.path.isabs(program):
+        for p in (program, os.path.realpath(program)):
+            top = os.path.dirname(os.path.dirname(p))  # .../bin/python -> the install
+            if not any(top == s or top.startswith(s + os.sep) for s in _SYSTEM) and top != "/":
+                dirs.append(top)
+    for arg in argv[1:]:
+        if os.path.isabs(arg) and os.path.isfile(arg):
+            dirs.append(os.path.dirname(arg))
+    return dirs
+
+
+def sandboxed(argv: list[str], env: dict[str, str]) -> list[str]:
+    """``argv`` under bubblewrap: system directories and the bot's own directory read-only,
+    a private /tmp (its home and working directory), its own /proc (no other process), no
+    network, no capability, and it dies with the referee."""
+    bwrap = require_sandbox()
+    cmd = [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
+           "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for d in _SYSTEM:
+        if os.path.lexists(d):
+            cmd += ["--ro-bind", d, d] if not os.path.islink(d) else ["--symlink",
+                                                                       os.readlink(d), d]
+    for f in _ETC:
+        if os.path.exists(f):
+            cmd += ["--ro-bind", f, f]
+    for d in sorted(set(_program_dirs(argv, env.get("PATH", os.defpath)))):
+        cmd += ["--ro-bind", d, d]
+    env["HOME"] = env["TMPDIR"] = "/tmp"
+    return [*cmd, "--chdir", "/tmp", "--", *argv]

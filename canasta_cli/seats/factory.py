@@ -10,7 +10,7 @@ from .subprocess_seat import SubprocessSeat
 
 
 def make_seat(spec: str, index: int, seed: int, log_dir: Path | None,
-              spin_us: int = 300) -> Seat:
+              spin_us: int = 300, sandbox: bool = False) -> Seat:
     spec = spec.strip()
     if not spec:
         raise ValueError(f"seat {index}: empty command")
@@ -18,6 +18,6 @@ def make_seat(spec: str, index: int, seed: int, log_dir: Path | None,
         return builtin_seat(spec, seed * 7919 + index)
     log = None
     if log_dir is not None:
-        log_dir.mkdir(parents=True, exist_ok=True)
+        log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         log = log_dir / f"seat{index}.stderr.log"
-    return SubprocessSeat(spec, name=spec, stderr_log=log, spin_us=spin_us)
+    return SubprocessSeat(spec, name=spec, stderr_log=log, spin_us=spin_us, sandbox=sandbox)

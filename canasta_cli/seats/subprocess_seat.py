@@ -23,7 +23,7 @@ from typing import IO
 from ..protocol.messages import encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line, quote, request_id
 from .base import Message, Seat, SeatFailure
-from .contain import become_subreaper, contained, containment
+from .contain import SandboxUnavailable, become_subreaper, contained, containment, sandboxed
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
@@ -82,7 +82,7 @@ class SubprocessSeat(Seat):
     def __init__(self, command: str | list[str], name: str | None = None,
                  stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
                  cwd: str | None = None, spin_us: int = 300,
-                 pending_limit: int = MAX_PENDING) -> None:
+                 pending_limit: int = MAX_PENDING, sandbox: bool = False) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty bot command")
@@ -91,6 +91,7 @@ class SubprocessSeat(Seat):
         self.stderr_limit = stderr_limit
         self.cwd = cwd
         self.pending_limit = pending_limit
+        self.sandbox = sandbox
         # Poll without sleeping this long before blocking: a quick bot's answer is then picked
         # up at once instead of after a scheduler wake-up (0 turns it off).
         self.spin = spin_us / 1e6
@@ -131,8 +132,14 @@ class SubprocessSeat(Seat):
         env = bot_environment({"HOME": self._home, "TMPDIR": self._home})
         argv = _absolute(self.argv, base)
         try:
+            command = (sandboxed(argv, env) if self.sandbox
+                       else contained(argv, env, self.cwd or self._home))
+        except SandboxUnavailable as exc:
+            self._dead = str(exc)
+            raise SeatFailure("CRASHED", self._dead) from None
+        try:
             self.proc = subprocess.Popen(
-                contained(argv, env, self.cwd or self._home), stdin=subprocess.PIPE,
+                command, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                 env=env, cwd=self.cwd or self._home, bufsize=0, close_fds=True)
         except OSError as exc:

@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ class Config:
     rules: dict[str, Any]
     time: dict[str, int] = field(default_factory=lambda: TimeControl().to_json())
     spin_us: int = 0                      # many games share the cores: do not spin
+    reuse_bots: bool = False              # keep bot processes between games (trusted bots)
+    sandbox: bool = False                 # bots under bubblewrap
 
     def ruleset(self) -> Ruleset:
         return Ruleset.from_dict(self.rules)
@@ -56,7 +59,7 @@ def _close_bots() -> None:
     _LOCAL.__dict__.clear()
 
 
-def _bot_seat(name: str, command: str, occurrence: int) -> SubprocessSeat:
+def _bot_seat(name: str, command: str, occurrence: int, sandbox: bool) -> SubprocessSeat:
     """This thread's long-lived process for this bot (a fresh one if the old one broke)."""
     cache: dict[tuple[str, int], SubprocessSeat] = _LOCAL.__dict__.setdefault("bots", {})
     key = (name, occurrence)
@@ -70,7 +73,7 @@ def _bot_seat(name: str, command: str, occurrence: int) -> SubprocessSeat:
                 util.Finalize(None, _close_bots, exitpriority=10)
                 atexit.register(_close_bots)
                 _FINALIZER.append(True)
-        seat = SubprocessSeat(command, name=name, spin_us=0)
+        seat = SubprocessSeat(command, name=name, spin_us=0, sandbox=sandbox)
         cache[key] = seat
         with _ALL_LOCK:
             _ALL.append(seat)
@@ -81,18 +84,28 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
     """Play one scheduled game; everything returned is JSON-ready."""
     rules = config.ruleset()
     seats: list[Seat] = []
+    fresh: list[SubprocessSeat] = []
     seen: dict[str, int] = {}
     for i, name in enumerate(task.seating):
         command = config.bots[name]
         if command.startswith("builtin:"):
             seat: Seat = builtin_seat(command, task.seed + 7919 * i)
             seat.name = name
+        elif config.reuse_bots:
+            seat = _bot_seat(name, command, seen.get(name, 0), config.sandbox)
         else:
-            seat = _bot_seat(name, command, seen.get(name, 0))
+            # A new process for every game: a bot never plays a deal it has already seen
+            # (each deal is played once per seating).
+            seat = SubprocessSeat(command, name=name, spin_us=0, sandbox=config.sandbox)
+            fresh.append(seat)
         seen[name] = seen.get(name, 0) + 1
         seats.append(seat)
     referee = Referee(seats, rules, TimeControl(**config.time))
-    result = referee.play(task.index + 1, seed=task.seed)
+    try:
+        result = referee.play(task.index + 1, seed=task.seed)
+    finally:
+        for seat in fresh:
+            seat.close(grace=0.5)
     return {"index": task.index, "key": task.key, "pair": list(task.pair), "deal": task.deal,
             "seating": list(task.seating), "seed": task.seed, "scores": list(result.scores),
             "winner": result.winner, "reason": result.reason, "hands": result.hands,
@@ -218,31 +231,91 @@ class RunState:
     sprt_at: int | None = None
 
 
-def load_done(path: Path) -> dict[str, dict[str, Any]]:
+def _row_problem(row: object, keys: set[str]) -> str | None:
+    """Why a games.jsonl row cannot be used (None: it can)."""
+    if not isinstance(row, dict):
+        return "not an object"
+    checks: list[tuple[str, type | tuple[type, ...]]] = [
+        ("key", str), ("index", int), ("pair", list), ("deal", int), ("seating", list),
+        ("seed", int), ("scores", list), ("failures", list), ("reason", str)]
+    for name, kind in checks:
+        if not isinstance(row.get(name), kind) or isinstance(row.get(name), bool):
+            return f"{name!r} is missing or not a {getattr(kind, '__name__', 'value')}"
+    if row["key"] not in keys:
+        return "a game this tournament does not schedule"
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in row["scores"]):
+        return "'scores' must hold whole numbers"
+    if row.get("winner") is not None and not isinstance(row.get("winner"), int):
+        return "'winner' must be a side or null"
+    if len(row["pair"]) != 2 or not all(isinstance(f, dict) for f in row["failures"]):
+        return "'pair' or 'failures' is malformed"
+    return None
+
+
+def load_done(path: Path, keys: set[str] | None = None,
+              warn: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
+    """The finished games of an earlier run.  A last line torn by a crash, and rows that are
+    not valid, are reported with their line numbers and left out (those games are played
+    again); the file is rewritten without them (rejected lines go to games.rejected.jsonl),
+    so that new rows start on a line of their own."""
     done: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    continue  # a line cut short by an interruption: that game is replayed
-                done[row["key"]] = row
+    if not path.exists():
+        return done
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    torn = lines.pop()  # what follows the last newline: empty unless a write was cut short
+    rejected: list[bytes] = []
+    for no, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw.decode("utf-8"))
+            problem = _row_problem(row, keys if keys is not None else {row.get("key")})
+        except (ValueError, RecursionError, AttributeError):
+            problem, row = "not a JSON line", None
+        if problem is None and row["key"] in done:
+            problem = "a second row for the same game"
+        if problem is not None:
+            rejected.append(raw)
+            if warn:
+                warn(f"{path}:{no}: {problem}; that game is played again")
+            continue
+        done[row["key"]] = row
+    if torn.strip():
+        rejected.append(torn)
+        if warn:
+            warn(f"{path}:{len(lines) + 1}: a line cut short (an interrupted run); that game is"
+                 " played again")
+    if rejected:
+        with open(path.with_name("games.rejected.jsonl"), "ab") as bad:
+            bad.write(b"\n".join(rejected) + b"\n")
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n"
+                                 for r in done.values()))
+        os.replace(tmp, path)
     return done
 
 
 def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset, seed: int,
                    out: Path, executor: Executor, concurrency: int,
                    sprt: Sprt | None = None, progress: Callable[[RunState, int, float], None]
-                   | None = None, time_control: TimeControl | None = None) -> RunState:
+                   | None = None, time_control: TimeControl | None = None,
+                   reuse_bots: bool = False, sandbox: bool = False,
+                   warn: Callable[[str], None] | None = None) -> RunState:
     out.mkdir(parents=True, exist_ok=True)
     tasks = schedule(list(bots), fmt, deals, rules, seed)
-    config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json())
+    config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json(),
+                    reuse_bots=reuse_bots, sandbox=sandbox)
+    # A deal's rows reach games.jsonl only once all its seatings are played: until then its
+    # seed, in a finished row, would tell the bots of the other seatings the cards.
+    missing = Counter((t.pair, t.deal) for t in tasks)
+    waiting: dict[tuple[tuple[str, str], int], list[dict[str, Any]]] = {}
     games_path = out / "games.jsonl"
-    done = load_done(games_path)
+    done = load_done(games_path, {t.key for t in tasks}, warn)
     state = RunState({t.index: {**done[t.key], "index": t.index} for t in tasks
                       if t.key in done})
     todo = iter([t for t in tasks if t.key not in done])
+    missing.subtract((t.pair, t.deal) for t in tasks if t.key in done)
     start = time.monotonic()
     in_flight: list[Any] = []
     with open(games_path, "a", encoding="utf-8") as sink:
@@ -256,7 +329,12 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
             for fut in finished:
                 row = fut.result()
                 state.rows[row["index"]] = row
-                _append(sink, row)
+                group = ((str(row["pair"][0]), str(row["pair"][1])), int(row["deal"]))
+                waiting.setdefault(group, []).append(row)
+                missing[group] -= 1
+                if missing[group] == 0:
+                    for r in sorted(waiting.pop(group), key=lambda r: r["index"]):
+                        _append(sink, r)
             _check_sprt(state, tasks, rules, sprt)
             if progress:
                 progress(state, len(tasks), time.monotonic() - start)

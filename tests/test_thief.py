@@ -1,0 +1,128 @@
+"""A cheating bot (tests/bots/thief.py) against match, tournament and play: it must learn
+nothing about the cards its seat cannot see, by any route a same-user bot has.  Positive
+controls show that it does learn them where an organiser opts out of a protection (a known
+seed, reused bot processes), so a silent thief would not pass for a safe referee."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+THIEF = ROOT / "tests" / "bots" / "thief.py"
+CANASTA = shutil.which("canasta", path=os.path.dirname(sys.executable)) or "canasta"
+
+
+def thief(report: Path, *paths: Path) -> str:
+    xdg = [os.environ["XDG_DATA_HOME"], os.environ["XDG_STATE_HOME"]]
+    return " ".join([sys.executable, str(THIEF), str(report), *map(str, paths), *xdg])
+
+
+def canasta(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([CANASTA, *args], capture_output=True, text=True, timeout=300,
+                          input=stdin, check=False)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def reports(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def learned(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Games each route won, and the bot's hits against its tries over all games."""
+    out = {route: sum(r["won"][route] for r in rows) for route in rows[0]["won"]}
+    out["hits"] = sum(r["hits"] for r in rows)
+    out["tries"] = sum(r["tries"] for r in rows)
+    return out
+
+
+def assert_chance(score: dict[str, int]) -> None:
+    assert score["proc"] == score["files"] == score["seeds"] == score["memory"] == 0, score
+    assert score["tries"] >= 10 and score["hits"] / score["tries"] < 0.2, score
+
+
+def test_thief_learns_nothing_in_a_match(tmp_path: Path) -> None:
+    report, rec, trans = tmp_path / "report.jsonl", tmp_path / "rec", tmp_path / "trans"
+    bot = thief(report, rec, trans)
+    done = canasta("match", "--seat", bot, "--seat", "builtin:random", "--seat", bot,
+                   "--seat", "builtin:random", "--games", "3", "--set", "max_hands=1",
+                   "--record", str(rec), "--transcript", str(trans))
+    assert done.returncode == 0, done.stderr
+    rows = reports(report)
+    assert len(rows) == 6 and all(r["engine"] for r in rows)
+    assert_chance(learned(rows))
+
+
+def test_positive_control_a_known_match_seed_gives_everything_away(tmp_path: Path) -> None:
+    report = tmp_path / "report.jsonl"
+    bot = thief(report)
+    done = canasta("match", "--seat", bot, "--seat", "builtin:random", "--seat", bot,
+                   "--seat", "builtin:random", "--games", "2", "--set", "max_hands=1",
+                   "--seed", "5")
+    assert done.returncode == 0, done.stderr
+    score = learned(reports(report))
+    assert score["seeds"] == 4 and score["hits"] == score["tries"] > 0, score
+
+
+def test_thief_learns_nothing_in_a_tournament(tmp_path: Path) -> None:
+    report, out = tmp_path / "report.jsonl", tmp_path / "out"
+    done = canasta("tournament", "--bot", f"t={thief(report, out)}", "--bot",
+                   "r=builtin:random", "--games", "4", "--concurrency", "2", "--set",
+                   "max_hands=1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    rows = reports(report)
+    assert len(rows) == 16  # 4 deals x 2 seatings x 2 thief seats
+    assert_chance(learned(rows))
+
+
+def test_positive_control_reused_bots_remember_duplicate_deals(tmp_path: Path) -> None:
+    report, out = tmp_path / "report.jsonl", tmp_path / "out"
+    done = canasta("tournament", "--bot", f"t={thief(report, out)}", "--bot",
+                   "r=builtin:random", "--games", "3", "--concurrency", "1", "--set",
+                   "max_hands=1", "--out", str(out), "--reuse-bots")
+    assert done.returncode == 0, done.stderr
+    score = learned(reports(report))
+    assert score["memory"] >= 3, score  # the second seating of every deal
+
+
+def test_thief_learns_nothing_from_canasta_play(tmp_path: Path) -> None:
+    report, saves = tmp_path / "report.jsonl", tmp_path / "saves"
+    done = canasta("play", "--seat", "human", "--seat", thief(report, saves),
+                   "--seat", "builtin:greedy", "--seat", "builtin:greedy",
+                   "--save-dir", str(saves), "--set", "max_hands=1",
+                   stdin="quit\n" * 3)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = reports(report)
+    assert rows and rows[0]["engine"]
+    score = learned(rows)
+    assert score["proc"] == score["files"] == score["seeds"] == score["memory"] == 0, score
+    assert str(saves) not in rows[0]["paths_seen"]  # the saves and sealed seeds are out of sight
+    assert list(saves.glob("*.jsonl"))  # yet the game was saved
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_sandboxed_thief_sees_no_file_outside_its_directory(tmp_path: Path) -> None:
+    rec = tmp_path / "rec"
+    bot = thief(tmp_path / "report.jsonl", rec, tmp_path)
+    done = canasta("match", "--sandbox", "--seat", bot, "--seat", "builtin:random",
+                   "--seat", "builtin:random", "--seat", "builtin:random", "--games", "1",
+                   "--set", "max_hands=1", "--record", str(rec))
+    assert done.returncode == 0, done.stderr
+    log = (rec / "seat0.stderr.log").read_text()
+    row = json.loads(log.split("THIEF ", 1)[1].splitlines()[0])
+    assert not (tmp_path / "report.jsonl").exists()  # it could not write outside either
+    assert row["tmp"] == []  # a private /tmp
+    assert str(rec) not in row["paths_seen"] and str(tmp_path) not in row["paths_seen"]
+    assert not row["engine"]  # not even the project's source is in sight
+    assert set(row["root"]) <= {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32",
+                                "etc", "proc", "dev", "tmp"} | {
+        p.split("/")[1] for p in (str(THIEF), sys.prefix, os.path.realpath(sys.base_prefix))}
+    assert row["won"] == {"proc": False, "files": False, "seeds": False, "memory": False}
