@@ -173,6 +173,9 @@ class Referee:
         if self._started:
             return
         self._started = True
+        for seat in self.seats:
+            if not seat.started:
+                seat.launch()
         for i, seat in enumerate(self.seats):
             if seat.started:
                 continue  # kept alive from an earlier match (tournaments reuse bot processes)

@@ -39,6 +39,9 @@ class Seat(abc.ABC):
     @abc.abstractmethod
     def start(self, hello: Message, timeout: float) -> Message: ...
 
+    def launch(self) -> None:  # noqa: B027 - only seats with a process to start use it
+        """Begin starting (a process) without waiting, so that several seats start at once."""
+
     @property
     def usable(self) -> bool:
         """Can it still play (a bot that crashed or broke the protocol cannot)."""

@@ -116,10 +116,30 @@ class SubprocessSeat(Seat):
         self._home = ""
 
     # Lifecycle ---------------------------------------------------------------------------
+    def launch(self) -> None:
+        """Start the process without waiting for it (so that several bots start at once);
+        a failure to start is kept and raised by ``start``."""
+        if self.proc is not None or self._dead is not None:
+            return
+        with contextlib.suppress(SeatFailure):
+            self._spawn()
+
     def start(self, hello: Message, timeout: float) -> Message:
-        if self.proc is not None:
-            self.close(grace=0.0)  # never two processes for one seat
-            self._reset()
+        if self.proc is None and self._dead is not None and not self._closed:
+            raise SeatFailure("CRASHED", self._dead)  # launch() could not start it
+        if self.proc is None or not self.alive or self.started:
+            if self.proc is not None:
+                self.close(grace=0.0)  # never two processes for one seat
+                self._reset()
+            self._spawn()
+        try:
+            reply = self._await(hello, timeout, "ready")
+        except SeatFailure as f:
+            self._stop(f.status, f.reason)  # a bot that failed its handshake is not kept
+            raise
+        return reply
+
+    def _spawn(self) -> None:
         become_subreaper()
         problem = _unrunnable(self.argv[0], self.cwd)
         if problem:
@@ -155,12 +175,6 @@ class SubprocessSeat(Seat):
                              name="seat-stderr")
         t.start()
         self._threads.append(t)
-        try:
-            reply = self._await(hello, timeout, "ready")
-        except SeatFailure as f:
-            self._stop(f.status, f.reason)  # a bot that failed its handshake is not kept
-            raise
-        return reply
 
     @property
     def alive(self) -> bool:

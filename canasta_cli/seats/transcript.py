@@ -51,6 +51,9 @@ class TranscriptSeat(Seat):
         reply = self._reply(lambda: self.inner.start(hello, timeout))
         return reply
 
+    def launch(self) -> None:
+        self.inner.launch()
+
     def send(self, msg: Message) -> None:
         self._log("referee", msg)
         self.inner.send(msg)
