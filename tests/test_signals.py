@@ -48,8 +48,8 @@ def _wait_for_pids(pidfile: Path, n: int, proc: subprocess.Popen[bytes]) -> None
     raise AssertionError("the bots did not start")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL],
-                         ids=["SIGTERM", "SIGINT", "SIGKILL"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL],
+                         ids=["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"])
 @pytest.mark.parametrize("command", ["match", "tournament"])
 def test_nothing_outlives_a_signalled_referee(tmp_path: Path, command: str,
                                               sig: signal.Signals) -> None:

@@ -126,3 +126,14 @@ def test_sandboxed_thief_sees_no_file_outside_its_directory(tmp_path: Path) -> N
                                 "etc", "proc", "dev", "tmp"} | {
         p.split("/")[1] for p in (str(THIEF), sys.prefix, os.path.realpath(sys.base_prefix))}
     assert row["won"] == {"proc": False, "files": False, "seeds": False, "memory": False}
+
+
+def test_sandbox_without_bubblewrap_is_a_clear_error(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PATH"}
+    env["PATH"] = str(tmp_path)  # no bwrap here
+    for args in (["match", "--seat", "builtin:random"] * 1 + ["--seat", "builtin:random"] * 3,
+                 ["bot", "check", "true"]):
+        done = subprocess.run([CANASTA, *args, "--sandbox"], capture_output=True, text=True,
+                              env=env, timeout=60, check=False)
+        assert done.returncode == 2, done
+        assert "bubblewrap" in done.stderr and "Traceback" not in done.stderr

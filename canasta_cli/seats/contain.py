@@ -108,8 +108,10 @@ _SUBREAPER: list[bool] = []
 
 
 def become_subreaper() -> None:
-    """Have orphaned descendants of bots reparent to this process (Linux), so that they are
-    reaped here and not left as zombies under an init that may not reap (containers)."""
+    """Before the first bot starts (Linux): have orphaned descendants of bots reparent to
+    this process, so that they are reaped here and not left as zombies under an init that may
+    not reap (containers); and make this process non-dumpable, so that a bot running as the
+    same user cannot open its memory, files or environment through /proc."""
     if _SUBREAPER or not sys.platform.startswith("linux"):
         return
     _SUBREAPER.append(True)
@@ -117,6 +119,7 @@ def become_subreaper() -> None:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
 
 
 def die_with_parent() -> None:

@@ -84,7 +84,7 @@ class HumanSeat(Seat):
                 my_side = self.seat % 2 if self.partnerships else self.seat
                 self.table.terminal.show(render_hand_end(event, my_side, self.partnerships,
                                                          self.table.style))
-        elif kind == "game_end" and msg["reason"] != "saved" \
+        elif kind == "game_end" and msg["reason"] not in ("saved", "unfinished") \
                 and self.table.once(("game", self.game, 0)):
             winner = msg["winner"]
             my_side = self.seat % 2 if self.partnerships else self.seat
