@@ -269,14 +269,17 @@ class Referee:
                                      "by": by})
         finally:
             result = self._finish(game, seed, state, forfeit, record, saved)
+            # A saved game may go on later (even one cut short by an error): its seed stays
+            # in the secret file until the game is really over.
+            over = secret_file is None or result.reason not in ("saved", "unfinished")
             if record is not None:
-                if not saved:
+                if over:
                     self._write(record, {"type": "reveal", **secret})
                     if secret_file is not None:
                         secret_file.unlink(missing_ok=True)
                 line = {"type": "result", **result.to_json()}
-                if saved:
-                    line["seed"] = None  # the game goes on later: its seed stays sealed
+                if not over:
+                    line["seed"] = None
                 self._write(record, line)
                 record.close()
         return result
