@@ -26,9 +26,11 @@ from .core import (
 )
 from .seats.contain import hide
 
+# Plain help (rich_markup_mode=None): the rich layout labels every flag "<bool>".
 app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
+                  rich_markup_mode=None,
                   add_completion=False)
-bench_app = typer.Typer(help="Measure performance.", no_args_is_help=True)
+bench_app = typer.Typer(help="Measure performance.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bench_app, name="bench")
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
@@ -63,15 +65,25 @@ def load_rules(name: str, options: list[str] | None) -> Ruleset:
         raise _fail(str(exc)) from None
 
 
+def check_dealer(dealer: int | None, rules: Ruleset) -> None:
+    if dealer is not None and not 0 <= dealer < rules.players:
+        raise _fail(f"--dealer must be a seat from 0 to {rules.players - 1} ({rules.name} has"
+                    f" {rules.players} players), got {dealer}")
+
+
 def load_decks(path: Path | None, rules: Ruleset, dealer: int | None,
                seed: int) -> list[list[int]]:
     """A stacked-deck file for --deck, or a clear error naming the file."""
+    check_dealer(dealer, rules)
     if path is None:
         return []
     try:
         return parse_deck_text(path.read_text(encoding="utf-8"), rules, dealer, seed)
     except OSError as exc:
         raise _fail(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise _fail(f"{path}: not a text file (byte {exc.start} is not UTF-8); a deck file"
+                    " lists cards such as 'Kh 10d Jo', see docs/ENGINE.md") from None
     except DeckFileError as exc:
         raise _fail(f"{path}: {exc}") from None
 
@@ -494,7 +506,7 @@ def _tournament_seed(out: Path, seed: int | None) -> int:
     return chosen
 
 
-bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True)
+bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")
 
 

@@ -111,3 +111,21 @@ def test_position_shows_a_set_up_position_and_its_legal_moves(tmp_path: Path) ->
     bad = runner.invoke(app, ["position", "--deck", str(deck), "--dealer", "3",
                               "--moves", "draw; meld Q Q Q"])
     assert bad.exit_code == 2 and "move 2 ('meld Q Q Q') by seat 0: you hold 0 Q" in bad.output
+
+
+def test_bad_dealer_and_a_binary_deck_file_are_one_line_errors(tmp_path: Path) -> None:
+    binary = tmp_path / "deck.txt"
+    binary.write_bytes(b"seat0: \xff\xfe\n")
+    for args in (["demo", "--dealer", "9"], ["position", "--dealer", "-1"],
+                 ["position", "--deck", str(binary)]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        lines = [x for x in result.output.splitlines() if x.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+
+
+def test_help_shows_no_bool_types() -> None:
+    for command in (["play"], ["match"], ["tournament"], ["bot", "check"], ["replay"]):
+        result = CliRunner().invoke(app, [*command, "--help"])
+        assert result.exit_code == 0 and "<bool>" not in result.output, result.output
