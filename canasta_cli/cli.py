@@ -186,6 +186,13 @@ def play(
         hide(resume.resolve().parent)
     try:
         if resume is not None:
+            ignored = [name for name, given in (("--rules", rules != "classic"),
+                                                ("--set", bool(set_)), ("--seed", seed is not None),
+                                                ("--seat", bool(seat)), ("--save-dir", bool(save_dir)))
+                       if given]
+            if ignored:
+                typer.echo(f"note: {', '.join(ignored)} ignored with --resume: the save decides"
+                           " the rules, seats and seed", err=True)
             args = playmod.resume_args(resume)
             record = resume
             _confirm_programs(playmod.programs(args["specs"]), trust_seats)
@@ -211,8 +218,8 @@ def play(
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if result.reason == "saved":
-        table.terminal.show(f"Game saved to {record}\nResume with: canasta play --resume"
-                            f" {record}")
+        table.terminal.show(f"Game saved to {record}\nResume with:"
+                            f" {playmod.resume_command(record)}")
     else:
         table.terminal.show(f"The game is recorded in {record}\nReplay it with: canasta"
                             f" replay {record}")

@@ -14,7 +14,7 @@ def describe_event(e: dict[str, Any]) -> str:  # noqa: C901 - one line per event
     if t == "dealt":
         if "cards" in e:
             return f"{who} is dealt {' '.join(e['cards'])}"
-        return f"{who} is dealt {e['count']} cards"
+        return f"{who} is dealt {e['count']} card" + ("" if e["count"] == 1 else "s")
     if t == "upcard":
         return f"upcard {e['card']}"
     if t == "drew":

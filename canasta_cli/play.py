@@ -109,12 +109,40 @@ def run(specs: list[str], rules: Ruleset, seed: int, record: Path, table: Shared
         sandbox: bool = False) -> GameResult:
     # Bots' stderr logs sit beside the save, in a folder of their own per game.
     seats = build_seats(specs, seed, table, record.with_suffix(".logs"), sandbox)
+    for seat in seats:
+        if isinstance(seat, HumanSeat) and prefix:
+            seat.replaying = True  # earlier hands' tables were shown before the save
     referee = Referee(seats, rules, time_control)
     try:
+        referee.start()
+        for i, rep in enumerate(referee.reports):
+            if not rep.alive:  # no silent default moves for a bot that never started
+                why = rep.errors[0] if rep.errors else rep.status
+                raise SeatStartError(f"seat {i} ({specs[i]}) could not start: {why}")
         return referee.play(1, seed=seed, decks=decks, dealer=dealer, prefix=prefix,
                             record_file=record, secret_file=secret or secret_path(record))
     finally:
         referee.close()
+
+
+class SeatStartError(ValueError):
+    """A bot seat of ``canasta play`` did not start: the game is not begun."""
+
+
+def resume_command(record: Path) -> str:
+    """The command that resumes ``record``, as it can be typed here: ``canasta`` if that is
+    this program on the PATH, else this program's full path (or ``python -m``)."""
+    import shlex
+    import shutil
+    me = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    on_path = shutil.which("canasta")
+    if me.endswith(".py"):  # python -m canasta_cli.cli
+        program = f"{shlex.quote(sys.executable)} -m canasta_cli.cli"
+    elif not me or (on_path and os.path.realpath(on_path) == me):
+        program = "canasta"
+    else:
+        program = shlex.quote(me)
+    return f"{program} play --resume {shlex.quote(str(record))}"
 
 
 def resume_args(path: Path) -> dict[str, Any]:

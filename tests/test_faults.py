@@ -162,4 +162,26 @@ def test_a_save_never_starts_a_program_by_itself(tmp_path: Path) -> None:
     assert header["seats"][1] in done.stderr
     assert not marker.exists()
     done = canasta("play", "--resume", str(save), "--trust-seats", stdin="quit\n")
-    assert done.returncode == 0 and marker.exists()
+    assert marker.exists()  # trusted, it ran (and, being no bot, the game does not begin)
+    assert done.returncode == 2 and "could not start" in done.stderr
+
+
+def test_play_stops_before_the_deal_when_a_bot_seat_cannot_start(tmp_path: Path) -> None:
+    done = canasta("play", "--seat", "human", "--seat", "/nonexistent/bot", "--seat",
+                   "builtin:greedy", "--seat", "builtin:greedy", "--save-dir", str(tmp_path),
+                   stdin="quit\n")
+    assert done.returncode == 2
+    lines = [x for x in done.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "seat 1 (/nonexistent/bot) could not start" in lines[0]
+    assert "Your hand" not in done.stdout and not list(tmp_path.glob("*.jsonl"))
+
+
+def test_the_resume_hint_works_as_printed_without_the_venv_on_the_path(tmp_path: Path) -> None:
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    done = subprocess.run([CANASTA, "play", "--seed", "3", "--save-dir", str(tmp_path)],
+                          input="quit\n", capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+    hint = done.stdout.split("Resume with: ", 1)[1].splitlines()[0]
+    again = subprocess.run(hint, shell=True, input="quit\n", capture_output=True, text=True,
+                           env=env, timeout=120, check=False)
+    assert again.returncode == 0 and "Resuming" in again.stdout, again.stdout + again.stderr

@@ -129,3 +129,14 @@ def test_score_command_lists_hands_and_totals() -> None:
     assert lines[0].split() == ["hand", "us", "them"]
     assert lines[1].split() == ["1", "+640", "-35"] and lines[2].split() == ["total", "640", "-35"]
     assert lines[3].startswith("needs")
+
+
+def test_hot_seat_hand_over_clears_the_scrollback_too() -> None:
+    import io
+    out = io.StringIO()
+    with create_pipe_input() as inp:
+        term = Terminal(True, pt_input=inp, pt_output=DummyOutput(), out=out)
+        term.clear()
+    assert out.getvalue().startswith("\x1b[3J\x1b[2J")  # saved lines, then the screen
+    assert "Pile 1 card," in render_table(_act()[1]["observation"], [], ["a", "b", "c", "d"],
+                                          Style(color=False))

@@ -82,6 +82,17 @@ def test_a_whole_hand_typed_at_the_prompt_is_shown_saved_and_replays(tmp_path: P
                             str(record)], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert check.returncode == 0 and check.stdout.startswith("OK:"), check.stdout
     assert turns >= 5
+    moves = sum('"by":"human"' in x for x in record.read_text().splitlines())
+    assert moves >= turns  # the person's moves are recorded as the person's
+    resumed = spawn("--resume", str(record), "--seed", "9")
+    resumed.expect("--seed ignored with --resume")
+    resumed.expect(r"== Hand 2 - seat 0")
+    again = resumed.before
+    resumed.expect(PROMPT)
+    again += resumed.before
+    assert "Game total" not in again and "Press Enter to start hand" not in again
+    resumed.sendline("quit")
+    resumed.expect(pexpect.EOF)
 
 
 def _hand_line(text: str) -> str:
@@ -114,7 +125,7 @@ def test_ctrl_c_saves_the_game(tmp_path: Path) -> None:
     child = spawn("--seed", "3", "--save-dir", str(tmp_path))
     child.expect(PROMPT)
     child.sendcontrol("c")
-    child.expect("Resume with: canasta play --resume")
+    child.expect("Resume with: .*play --resume")
     child.expect(pexpect.EOF)
     assert len(list(tmp_path.glob("*.jsonl"))) == 1
 

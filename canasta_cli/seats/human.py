@@ -57,6 +57,7 @@ class HumanSeat(Seat):
         self.partnerships = True
         self.hand_over = False  # a hand ended since this seat last played
         self.history: list[dict[str, Any]] = []  # hand_ended events of this game
+        self.replaying = False  # a resumed game's moves so far are being replayed
 
     def start(self, hello: Message, timeout: float) -> Message:
         self.seat = int(hello["seat"])
@@ -77,10 +78,10 @@ class HumanSeat(Seat):
             if event["type"] == "hand_started":
                 self.recent = [event]
             if event["type"] == "hand_ended":
-                self.hand_over = True
+                self.hand_over = not self.replaying  # no "start hand N" for one under way
                 self.history.append(event)
-            if event["type"] == "hand_ended" and self.table.once(("hand", self.game,
-                                                                  event["hand"])):
+            if event["type"] == "hand_ended" and not self.replaying and self.table.once(
+                    ("hand", self.game, event["hand"])):
                 my_side = self.seat % 2 if self.partnerships else self.seat
                 self.table.terminal.show(render_hand_end(event, my_side, self.partnerships,
                                                          self.table.style))
@@ -98,6 +99,7 @@ class HumanSeat(Seat):
             self.table.terminal.show(self.table.style.warn(f"Referee: {msg['message']}"))
 
     def request(self, msg: Message, timeout: float) -> Message:
+        self.replaying = False
         if msg.get("type") != "act":
             raise Interrupted()
         terminal, style = self.table.terminal, self.table.style

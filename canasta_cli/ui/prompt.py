@@ -98,8 +98,10 @@ class Terminal:
         print(text, file=self.out, flush=True)
 
     def clear(self) -> None:
+        """Clear the screen and the terminal's scrollback (ESC [3J), so that nothing of the
+        previous player's hand can be scrolled back to in hot-seat play."""
         if self.interactive:
-            self.out.write("\x1b[2J\x1b[H")
+            self.out.write("\x1b[3J\x1b[2J\x1b[H")
             self.out.flush()
 
     def pause(self, text: str) -> None:

@@ -52,6 +52,11 @@ class Style:
         return self.red(shown) if suit in "dh" else shown
 
 
+def plural(n: int, word: str) -> str:
+    """``1 card``, ``2 cards``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def rank_of(card: str) -> str:
     return "Jo" if card == "Jo" else card[:-1]
 
@@ -100,7 +105,7 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         score_bits.append(f"{side_name(s, side, partnerships)} {obs['scores'][s]}{melded}")
     lines.append("Scores: " + " | ".join(score_bits))
     top = style.card(obs["pile_top"]) if obs["pile_top"] else "-"
-    pile = f"Pile {obs['pile_size']} card(s), top {top}"
+    pile = f"Pile {plural(obs['pile_size'], 'card')}, top {top}"
     if obs["pile_stopped"]:
         pile += style.warn(" - stopped (a wild card or black three is on top)")
     elif obs["pile_frozen"]:
