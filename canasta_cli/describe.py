@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+Label = Callable[[int], str]
 
-def describe_event(e: dict[str, Any]) -> str:  # noqa: C901 - one line per event type
+
+def _seat(s: int) -> str:
+    return f"seat {s}"
+
+
+def describe_event(e: dict[str, Any], label: Label = _seat) -> str:  # noqa: C901
+    """One event in words (one line per event type); ``label`` names a seat."""
     t = e.get("type")
-    who = f"seat {e.get('seat')}"
+    who = label(int(e["seat"])) if isinstance(e.get("seat"), int) else "someone"
     if t == "hand_started":
-        return (f"=== hand {e['hand']}: seat {e['dealer']} deals; minimums "
+        return (f"=== hand {e['hand']}: {label(int(e['dealer']))} deals; minimums "
                 + " / ".join(str(m) for m in e["minimums"]))
     if t == "dealt":
         if "cards" in e:
@@ -35,7 +43,7 @@ def describe_event(e: dict[str, Any]) -> str:  # noqa: C901 - one line per event
     if t == "discard":
         return f"{who} discards {e['card']}"
     if t == "asked":
-        return f"{who} asks seat {e['partner']}: may I go out?"
+        return f"{who} asks {label(int(e['partner']))}: may I go out?"
     if t == "answered":
         return f"{who} answers {'yes' if e['yes'] else 'no'}"
     if t == "went_out":
@@ -48,3 +56,45 @@ def describe_event(e: dict[str, Any]) -> str:  # noqa: C901 - one line per event
         winner = "a draw" if e["winner"] is None else f"side {e['winner']} wins"
         return f"=== game over ({e['reason']}): {winner}, " + " / ".join(map(str, e["totals"]))
     return str(e)
+
+
+def story(events: list[dict[str, Any]], label: Label = _seat) -> list[str]:
+    """What happened, in order, in words; a pile take reads as one action ("Left takes the
+    pile (9 cards) with K K"), not as its meld, the take and the pick-up."""
+    lines: list[str] = []
+    skip: set[int] = set()
+    for i, e in enumerate(events):
+        if i in skip:
+            continue
+        if e.get("type") in ("meld", "add") and i + 1 < len(events) \
+                and events[i + 1].get("type") == "took_pile" \
+                and events[i + 1].get("seat") == e.get("seat"):
+            continue  # the top card's meld: told with the take
+        if e.get("type") == "took_pile":
+            size = 1
+            for j in range(i + 1, len(events)):
+                later = events[j]
+                if later.get("type") == "picked_up" and later.get("seat") == e.get("seat"):
+                    size += len(later["cards"])
+                    skip.add(j)
+                    break
+            with_ = " ".join(str(c) for c in e.get("with", [])) or "their meld"
+            lines.append(f"{label(int(e['seat']))} takes the pile ({size} card"
+                         f"{'' if size == 1 else 's'}, {e['top']} on top) with {with_}")
+            continue
+        lines.append(describe_event(e, label))
+    return [_second_person(line) for line in lines]
+
+
+_YOU = {"is": "are", "draws": "draw", "discards": "discard", "melds": "meld", "adds": "add",
+        "lays": "lay", "takes": "take", "picks": "pick", "asks": "ask", "answers": "answer",
+        "goes": "go", "deals;": "deal;"}
+
+
+def _second_person(line: str) -> str:
+    """"You discards 9" -> "You discard 9"."""
+    words = line.split(" ", 2)
+    if len(words) >= 2 and words[0] == "You" and words[1] in _YOU:
+        words[1] = _YOU[words[1]]
+        return " ".join(words)
+    return line

@@ -140,3 +140,28 @@ def test_hot_seat_hand_over_clears_the_scrollback_too() -> None:
     assert out.getvalue().startswith("\x1b[3J\x1b[2J")  # saved lines, then the screen
     assert "Pile 1 card," in render_table(_act()[1]["observation"], [], ["a", "b", "c", "d"],
                                           Style(color=False))
+
+
+def test_the_story_names_players_and_tells_a_pile_take_as_one_action() -> None:
+    from canasta_cli.describe import story
+    from canasta_cli.ui.render import seat_labels
+    labels = seat_labels(0, ["human", "builtin:greedy", "human:Ann", "x"], True)
+    assert labels == ["You", "Left", "Ann", "Right"]
+    assert seat_labels(2, ["a", "b", "c", "d", "e", "f"], True)[4] == "Left partner"
+    assert seat_labels(1, ["a", "b"], False) == ["Opponent", "You"]
+    events = [{"type": "discard", "seat": 0, "card": "9h"},
+              {"type": "meld", "seat": 1, "rank": "K", "cards": ["Kh", "Kd", "Ks"],
+               "concealed_canasta": False},
+              {"type": "took_pile", "seat": 1, "top": "Kh", "with": ["Kd", "Ks"]},
+              {"type": "picked_up", "seat": 1, "cards": ["9h"] * 8},
+              {"type": "drew", "seat": 0, "card": "4c", "replacement": False}]
+    lines = story(events, lambda s: labels[s])
+    assert lines == ["You discard 9h", "Left takes the pile (9 cards, Kh on top) with Kd Ks",
+                     "You draw 4c"]
+
+
+def test_meld_labels_read_as_ranks() -> None:
+    from canasta_cli.ui.render import meld_line
+    meld = {"rank": "A", "cards": ["As", "Ad", "Jo"], "canasta": None}
+    assert meld_line(meld, Style(color=False)).startswith("Aces \u00d73: ")
+    assert meld_line(meld, Style(color=False, ascii=True)).startswith("Aces x3: ")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS as SYMBOLS
-from ..describe import describe_event
+from ..describe import story
 
 RANK_ORDER = ["Jo", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3"]
 
@@ -70,14 +70,40 @@ def hand_line(cards: list[str], style: Style) -> str:
     return " | ".join(" ".join(style.card(c) for c in groups[r]) for r in order)
 
 
+RANK_NAMES = {"A": "Aces", "K": "Kings", "Q": "Queens", "J": "Jacks", "10": "Tens",
+              "9": "Nines", "8": "Eights", "7": "Sevens", "6": "Sixes", "5": "Fives",
+              "4": "Fours", "3": "Black threes"}
+
+
 def meld_line(meld: dict[str, Any], style: Style) -> str:
+    """``Aces ×3: A♠ A♦ ★`` (x3 in ASCII), with the canasta it is, if it is one."""
     cards = " ".join(style.card(c) for c in meld["cards"])
     n = len(meld["cards"])
-    tag = f"{n}"
+    times = "x" if style.ascii else "\u00d7"
+    label = f"{RANK_NAMES.get(str(meld['rank']), str(meld['rank']))} {times}{n}"
     if meld.get("canasta"):
         kind = meld["canasta"] + (" concealed" if meld.get("concealed") else "")
-        tag = style.good(f"{n}, {kind} canasta")
-    return f"{meld['rank']}s: {cards} ({tag})"
+        label += " " + style.good(f"({kind} canasta)")
+    return f"{label}: {cards}"
+
+
+def seat_labels(seat: int, names: list[str], partnerships: bool) -> list[str]:
+    """What a player calls each seat: You, Partner, Left, Right, Across... (a name given
+    with human:NAME is kept), so that no screen says a bare "seat 3"."""
+    n = len(names)
+    relative = {2: ["You", "Opponent"],
+                3: ["You", "Left", "Right"],
+                4: ["You", "Left", "Partner", "Right"],
+                6: ["You", "Left", "Left partner", "Across", "Right partner", "Right"]}
+    table = relative.get(n, ["You", *(f"Player {k}" for k in range(1, n))])
+    if not partnerships and n == 6:
+        table = ["You", *(f"Player {k}" for k in range(1, n))]
+    out = []
+    for s in range(n):
+        name = names[s] if s < len(names) else ""
+        given = name.split(":", 1)[1] if name.startswith("human:") and s != seat else ""
+        out.append(given or table[(s - seat) % n])
+    return out
 
 
 def side_name(side: int, my_side: int, partnerships: bool) -> str:
@@ -95,10 +121,11 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
     who = "you" if obs["to_act"] == seat else f"seat {obs['to_act']}"
     lines.append(style.bold(f"== Hand {obs['hand_no']} - seat {seat} ({names[seat]}) - "
                             f"{obs['phase'].replace('_', ' ')} - {who} to act =="))
+    labels = seat_labels(seat, names, partnerships)
     if recent:
         lines.append(style.dim("Since your last turn:"))
-        for e in recent[-14:]:
-            lines.append("  " + describe_event(e))
+        for text in story(recent, lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}"):
+            lines.append("  " + text)
     score_bits = []
     for s in range(sides):
         melded = "" if obs["side_melded"][s] else f", needs {obs['minimums'][s]} to meld"
@@ -118,7 +145,7 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         lines.append(f"{side_name(s, side, partnerships).capitalize()}: red threes {red}")
         for meld in obs["melds"][s]:
             lines.append("    " + meld_line(meld, style))
-    counts = ", ".join(f"seat {i}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
+    counts = ", ".join(f"{labels[i]}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
     lines.append(f"Cards in hand: {counts}")
     turn = obs["turn"]
     if turn["permission"] is not None:
