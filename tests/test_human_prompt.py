@@ -165,3 +165,20 @@ def test_meld_labels_read_as_ranks() -> None:
     meld = {"rank": "A", "cards": ["As", "Ad", "Jo"], "canasta": None}
     assert meld_line(meld, Style(color=False)).startswith("Aces \u00d73: ")
     assert meld_line(meld, Style(color=False, ascii=True)).startswith("Aces x3: ")
+
+
+def test_the_end_of_a_hand_tells_how_it_ended() -> None:
+    import json as _json
+    from pathlib import Path as _Path
+
+    from canasta_cli.ui.render import render_hand_end
+    example = _Path(__file__).resolve().parent.parent / "protocol" / "examples" / "valid"
+    event = _json.loads((example / "event.hand_ended.json").read_text())["event"]
+    text = render_hand_end(event, 0, True, Style(color=False),
+                           ["You", "Left", "Partner", "Right"], ["Partner goes out"])
+    lines = text.splitlines()
+    assert lines[0] == "== Hand 1 is over: Partner went out =="
+    assert "Partner goes out" in text
+    assert any(x.split() == ["Left", "2\u2660*", "6\u2666", "7\u2660", "(30", "points)"]
+               for x in lines), text
+    assert text.index("Cards left:") < text.index("Game total")

@@ -11,9 +11,10 @@ from typing import Any
 
 from ..core.cards import parse_kind
 from ..core.notation import NOTATION_HELP
+from ..describe import story
 from ..protocol.messages import PROTOCOL
 from ..ui.prompt import Choice, InputError, Terminal, check_input
-from ..ui.render import Style, render_hand_end, render_scores, render_table
+from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
 from .base import Interrupted, Message, Seat
 
 HELP = f"""Commands: help, moves (list the legal moves), score, quit (saves the game).
@@ -83,8 +84,11 @@ class HumanSeat(Seat):
             if event["type"] == "hand_ended" and not self.replaying and self.table.once(
                     ("hand", self.game, event["hand"])):
                 my_side = self.seat % 2 if self.partnerships else self.seat
+                labels = seat_labels(self.seat, self.names, self.partnerships)
+                plays = story([e for e in self.recent if e["type"] != "hand_ended"],
+                              lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}")
                 self.table.terminal.show(render_hand_end(event, my_side, self.partnerships,
-                                                         self.table.style))
+                                                         self.table.style, labels, plays))
         elif kind == "game_end" and msg["reason"] not in ("saved", "unfinished") \
                 and self.table.once(("game", self.game, 0)):
             winner = msg["winner"]

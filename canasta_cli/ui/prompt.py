@@ -17,7 +17,6 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
-from prompt_toolkit.validation import ValidationError, Validator
 
 from ..core import Move, NotationError, format_move, parse_move
 from ..seats.base import Interrupted
@@ -71,17 +70,6 @@ class MoveCompleter(Completer):
                 yield Completion(option, start_position=-len(document.text_before_cursor))
 
 
-class MoveValidator(Validator):
-    def __init__(self, check: Callable[[str], Choice]) -> None:
-        self.check = check
-
-    def validate(self, document: Document) -> None:
-        try:
-            self.check(document.text)
-        except InputError as exc:
-            raise ValidationError(message=str(exc), cursor_position=len(document.text)) from None
-
-
 class Terminal:
     """Where a person plays: a prompt-toolkit session on a terminal, or plain lines on pipes."""
 
@@ -116,8 +104,6 @@ class Terminal:
             try:
                 if self.session is not None:
                     text = self.session.prompt(prompt, completer=MoveCompleter(options),
-                                               validator=MoveValidator(check),
-                                               validate_while_typing=False,
                                                complete_while_typing=True)
                 else:
                     self.out.write(prompt)
@@ -132,4 +118,7 @@ class Terminal:
             try:
                 return check(text)
             except InputError as exc:
-                self.show(f"  {exc}")
+                # Said right above the next prompt, which starts empty: nothing refused is
+                # glued to what is typed next (Up recalls the refused line to edit it).
+                self.show(f"  refused: {exc}" + ("  (Up recalls the line)" if self.session
+                                                 else ""))

@@ -165,13 +165,41 @@ SCORE_ROWS = [("melds", "Cards melded"), ("canasta_bonus", "Canasta bonuses"),
               ("total", "Hand total")]
 
 
+_POINTS = {"Jo": 50, "2": 20, "A": 20, "K": 10, "Q": 10, "J": 10, "10": 10, "9": 10, "8": 10,
+           "7": 5, "6": 5, "5": 5, "4": 5, "3": 5}
+
+
+def card_points(card: str) -> int:
+    return _POINTS.get(rank_of(card), 0)
+
+
 def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
-                    style: Style) -> str:
+                    style: Style, labels: list[str] | None = None,
+                    plays: list[str] | None = None) -> str:
+    """How the hand ended: who went out (or that the stock ran out), the plays since your
+    last turn, every player's cards left with their points, then the score table."""
     sides = event["scores"]["sides"]
     heads = [side_name(s["side"], my_side, partnerships) for s in sides]
     width = max(8, *(len(h) for h in heads))
-    lines = [style.bold(f"== Hand {event['hand']} is over ({event['reason'].replace('_', ' ')})"
-                        " ==")]
+    hands = event.get("hands") or []
+    labels = labels or [f"seat {i}" for i in range(len(hands))]
+    out = event["scores"].get("went_out")
+    if out is not None:
+        how = f"{labels[out]} went out" + (" concealed" if event["scores"].get("concealed")
+                                           else "")
+    else:
+        how = ("the stock ran out" if "stock" in event["reason"] else
+               event["reason"].replace("_", " "))
+    lines = [style.bold(f"== Hand {event['hand']} is over: {how} ==")]
+    if plays:
+        lines.append(style.dim("The last plays:"))
+        lines += ["  " + p for p in plays]
+    if hands:
+        lines.append("Cards left:")
+        for i, cards in enumerate(hands):
+            held = " ".join(style.card(c) for c in cards) or "-"
+            pts = sum(card_points(c) for c in cards)
+            lines.append(f"  {labels[i]:<14} {held}" + (f"  ({pts} points)" if cards else ""))
     lines.append(f"{'':<20}" + "".join(f"{h:>{width + 2}}" for h in heads))
     for key, label in SCORE_ROWS:
         lines.append(f"{label:<20}" + "".join(f"{s[key]:>{width + 2}}" for s in sides))
