@@ -182,3 +182,66 @@ def test_the_end_of_a_hand_tells_how_it_ended() -> None:
     assert any(x.split() == ["Left", "2\u2660*", "6\u2666", "7\u2660", "(30", "points)"]
                for x in lines), text
     assert text.index("Cards left:") < text.index("Game total")
+
+
+def _opening():  # type: ignore[no-untyped-def]
+    """Seat 0 holds K K K A A A 9 ...: K K K alone (30) is under the minimum of 50."""
+    from canasta_cli.core import apply, parse_deck_text
+    decks = parse_deck_text("seat0: Kh Kd Kc Ah Ad Ac 9h 5c 6d 7s 8c\nstock: 4d 4s 4h",
+                            CLASSIC, dealer=3, seed=1)
+    st = new_game(CLASSIC, seed=1, decks=decks, dealer=3)
+    st = apply(st, legal_moves(st)[0])  # draw
+    msg = act_message(1, 1, st, legal_moves(st), 1000, 0, explains=True)
+    return st, msg, KIND_OF[st.pile[-1]]
+
+
+def test_a_line_of_several_moves_is_checked_whole() -> None:
+    st, msg, top = _opening()
+    legal = [m["text"] for m in msg["moves"]]
+    choice = check_input("meld K K K; meld A A A; discard 9", legal, top, msg.explain,
+                         msg.sequence)
+    assert choice == Choice(move="meld K K K", then=("meld A A A", "discard 9"))
+    with pytest.raises(InputError, match=r"nothing was played: 'discard 9' \(move 2 of 2\)"):
+        check_input("meld K K K; discard 9", legal, top, msg.explain, msg.sequence)
+    with pytest.raises(InputError, match="nothing was played: 'meld Q Q Q'"):
+        check_input("meld K K K; meld Q Q Q", legal, top, msg.explain, msg.sequence)
+    with pytest.raises(InputError, match="cannot be checked here"):
+        check_input("meld K K K; meld A A A", legal, top, msg.explain, None)
+
+
+def test_nothing_may_follow_a_draw_in_one_line() -> None:
+    from canasta_cli.core import parse_move
+    from canasta_cli.core.explain import check_sequence
+    st = new_game(CLASSIC, seed=1, dealer=3)
+    problem = check_sequence(st, [parse_move("draw"), parse_move("discard 9")])
+    assert problem is not None and problem[0] == 1 and "not known yet" in problem[1]
+
+
+def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    """Through the referee: a refused line lays nothing down, the next one is played whole."""
+    import io
+    import json
+
+    from canasta_cli.core import parse_deck_text
+    from canasta_cli.referee import Referee
+    from canasta_cli.seats import builtin_seat
+    from canasta_cli.seats.human import HumanSeat, SharedTable
+    lines = "draw\nmeld K K K; meld Q Q Q; discard 9\nmeld K K K; meld A A A; discard 9\nquit\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    out = io.StringIO()
+    table = SharedTable(Terminal(False, out=out), Style(color=False))
+    seats = [HumanSeat(table), *(builtin_seat("builtin:greedy", i) for i in (1, 2, 3))]
+    decks = parse_deck_text("seat0: Kh Kd Kc Ah Ad Ac 9h 5c 6d 7s 8c\nstock: 4d 4s 4h",
+                            CLASSIC, dealer=3, seed=1)
+    ref = Referee(seats, CLASSIC.with_options(max_hands=1))  # type: ignore[arg-type]
+    record = tmp_path / "game.jsonl"
+    result = ref.play(1, seed=1, decks=decks, dealer=3, record_file=record)
+    text = out.getvalue()
+    assert "refused: nothing was played: 'meld Q Q Q' (move 2 of 3)" in text
+    assert result.reason == "saved"
+    rows = [json.loads(x) for x in record.read_text().splitlines()]
+    mine = [r["move"] for r in rows if r["type"] == "move" and r["seat"] == 0]
+    assert mine == ["draw", "meld K K K", "meld A A A", "discard 9"]
+    assert all(r["by"] == "human" for r in rows if r["type"] == "move" and r["seat"] == 0)
+    assert "Aces \u00d73" in text and "Kings \u00d73" in text

@@ -38,6 +38,7 @@ class Prepared(dict[str, Any]):
 
     wire: bytes
     explain: Callable[[Move], str]
+    sequence: Callable[[list[Move]], tuple[int, str] | None]
 
 
 def encode(msg: dict[str, Any]) -> bytes:
@@ -109,6 +110,7 @@ def act_message(game: int, request: int, state: GameState, moves: list[Move],
                 f'"deadline_ms":{deadline_ms},"bank_ms":{bank_ms}}}\n').encode()
     if explains:
         msg.explain = partial(_explain, state)
+        msg.sequence = partial(_sequence, state)
     return msg
 
 
@@ -117,6 +119,13 @@ def _explain(state: GameState, move: Move) -> str:
     the table, so an in-process seat may use it to explain a refused move before sending."""
     from ..core.explain import explain
     return explain(state, move)
+
+
+def _sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | None:
+    """Whether the player to act can play all of ``moves`` in turn (a person's line of
+    several moves is played whole or not at all); like ``explain``, for people only."""
+    from ..core.explain import check_sequence
+    return check_sequence(state, moves)
 
 
 def _observation_text(obs: dict[str, Any], state: GameState) -> str:

@@ -19,6 +19,8 @@ from .base import Interrupted, Message, Seat
 
 HELP = f"""Commands: help, moves (list the legal moves), score, quit (saves the game).
 Type a move and press Enter; Tab completes from the legal moves, Up/Down recalls history.
+Several moves in one line, separated by ';' (meld 6 6 6; meld A A A; discard 9), are played
+all together or, if one of them cannot be played, not at all: handy to reach the minimum.
 {NOTATION_HELP}
 Rules in short: draw or take the pile, meld (3+ cards of a rank, wild cards never more than the
 naturals nor over 3), discard one card.  Your side's first melds of a hand must reach the
@@ -59,6 +61,7 @@ class HumanSeat(Seat):
         self.hand_over = False  # a hand ended since this seat last played
         self.history: list[dict[str, Any]] = []  # hand_ended events of this game
         self.replaying = False  # a resumed game's moves so far are being replayed
+        self.queue: list[str] = []  # the rest of a line of several moves, checked whole
 
     def start(self, hello: Message, timeout: float) -> Message:
         self.seat = int(hello["seat"])
@@ -106,6 +109,11 @@ class HumanSeat(Seat):
         self.replaying = False
         if msg.get("type") != "act":
             raise Interrupted()
+        if self.queue:
+            following = self.queue.pop(0)
+            if following in (m["text"] for m in msg["moves"]):
+                return {"type": "move", "id": msg["id"], "move": following}
+            self.queue.clear()  # cannot happen: the whole line was checked
         terminal, style = self.table.terminal, self.table.style
         obs = msg["observation"]
         self.obs = obs
@@ -124,6 +132,7 @@ class HumanSeat(Seat):
         legal = [m["text"] for m in msg["moves"]]
         top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None
         explain = getattr(msg, "explain", None)
+        sequence = getattr(msg, "sequence", None)
         if obs["phase"] == "answer":
             asker = obs["turn_seat"]
             terminal.show(style.bold(f"Seat {asker}, your partner, asks: may I go out?"))
@@ -132,12 +141,13 @@ class HumanSeat(Seat):
             prompt = f"Seat {self.seat}, your move> "
 
         def check(text: str) -> Choice:
-            return check_input(text, legal, top, explain)
+            return check_input(text, legal, top, explain, sequence)
 
         while True:
             choice = terminal.read_line(prompt, check, lambda: [*legal, "help", "moves",
                                                                "score", "quit"])
             if choice.move is not None:
+                self.queue = list(choice.then)
                 return {"type": "move", "id": msg["id"], "move": choice.move}
             if choice.command == "quit":
                 raise Interrupted()

@@ -30,17 +30,26 @@ class Choice:
 
     command: str | None = None
     move: str | None = None
+    then: tuple[str, ...] = ()  # the rest of a line of several moves, already checked
 
 
 class InputError(ValueError):
     """A line that is neither a command nor a legal move; the message says why."""
 
 
+Sequence = Callable[[list[Move]], "tuple[int, str] | None"]
+
+
 def check_input(text: str, legal: list[str], top_rank: int | None,
-                explain: Callable[[Move], str] | None) -> Choice:
+                explain: Callable[[Move], str] | None,
+                sequence: Sequence | None = None) -> Choice:
     words = text.strip()
     if not words:
         raise InputError("type a move (Tab completes), or 'moves' to list them, 'help' for help")
+    parts = [p.strip() for p in words.split(";") if p.strip()]
+    if len(parts) > 1:
+        return _check_line(parts, top_rank, sequence)
+    words = parts[0] if parts else words
     low = words.lower()
     if low in COMMANDS or low == "?":
         return Choice(command="help" if low == "?" else low)
@@ -54,6 +63,28 @@ def check_input(text: str, legal: list[str], top_rank: int | None,
     if explain is not None:
         raise InputError(f"'{text_move}' is not allowed: {explain(move)}")
     raise InputError(f"'{text_move}' is not a legal move now; type 'moves' to list them")
+
+
+def _check_line(parts: list[str], top_rank: int | None, sequence: Sequence | None) -> Choice:
+    """Several moves in one line, ``meld 6 6 6; meld A A A; discard 9``: played whole, or
+    refused whole with the reason (nothing is laid down)."""
+    if sequence is None:
+        raise InputError("several moves in one line cannot be checked here: type one at a time")
+    moves = []
+    for part in parts:
+        if part.lower() in COMMANDS:
+            raise InputError(f"'{part}' is a command: a line of moves holds moves only")
+        try:
+            moves.append(parse_move(part, top_rank=top_rank))
+        except NotationError as exc:
+            raise InputError(f"nothing was played: '{part}': {exc}") from None
+    problem = sequence(moves)
+    if problem is not None:
+        i, reason = problem
+        raise InputError(f"nothing was played: '{format_move(moves[i])}' (move {i + 1} of"
+                         f" {len(moves)}) is not allowed: {reason}")
+    texts = [format_move(m) for m in moves]
+    return Choice(move=texts[0], then=tuple(texts[1:]))
 
 
 class MoveCompleter(Completer):
