@@ -227,7 +227,8 @@ def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPat
     from canasta_cli.referee import Referee
     from canasta_cli.seats import builtin_seat
     from canasta_cli.seats.human import HumanSeat, SharedTable
-    lines = "draw\nmeld K K K; meld Q Q Q; discard 9\nmeld K K K; meld A A A; discard 9\nquit\n"
+    lines = ("draw\nmeld K K K; meld Q Q Q; discard 9\nmeld K K K; meld A A A; discard 9\nlog\n"
+             "help\nquit\n")
     monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
     out = io.StringIO()
     table = SharedTable(Terminal(False, out=out), Style(color=False))
@@ -245,3 +246,6 @@ def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPat
     assert mine == ["draw", "meld K K K", "meld A A A", "discard 9"]
     assert all(r["by"] == "human" for r in rows if r["type"] == "move" and r["seat"] == 0)
     assert "Aces \u00d73" in text and "Kings \u00d73" in text
+    log = text[text.rindex("> log"):]  # the whole hand so far, named from the person's seat
+    assert "You meld Kc Kd Kh" in log and "You discard 9h" in log and "Left " in log
+    assert "the one place that prints" not in text  # help holds no developer text

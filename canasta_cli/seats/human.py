@@ -17,11 +17,16 @@ from ..ui.prompt import Choice, InputError, Terminal, check_input
 from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
 from .base import Interrupted, Message, Seat
 
-HELP = f"""Commands: help, moves (list the legal moves), score, quit (saves the game).
+_MOVES = NOTATION_HELP.split("\n\n", 1)[-1].rstrip()  # the table of moves, not the docstring's title
+
+HELP = f"""Commands: help, moves (list the legal moves), log (everything that happened this
+hand), score, quit (saves the game).
 Type a move and press Enter; Tab completes from the legal moves, Up/Down recalls history.
 Several moves in one line, separated by ';' (meld 6 6 6; meld A A A; discard 9), are played
 all together or, if one of them cannot be played, not at all: handy to reach the minimum.
-{NOTATION_HELP}
+Moves:
+{_MOVES}
+
 Rules in short: draw or take the pile, meld (3+ cards of a rank, wild cards never more than the
 naturals nor over 3), discard one card.  Your side's first melds of a hand must reach the
 minimum shown.  Going out needs a canasta (7+ cards).  Full rules: canasta rules, docs/RULES.md.
@@ -62,6 +67,12 @@ class HumanSeat(Seat):
         self.history: list[dict[str, Any]] = []  # hand_ended events of this game
         self.replaying = False  # a resumed game's moves so far are being replayed
         self.queue: list[str] = []  # the rest of a line of several moves, checked whole
+        self.hand_events: list[dict[str, Any]] = []  # this hand so far, for 'log'
+
+    def _label(self, s: int) -> str:
+        """What this player calls seat ``s`` (You, Partner, Left...)."""
+        labels = seat_labels(self.seat, self.names, self.partnerships)
+        return labels[s] if 0 <= s < len(labels) else f"seat {s}"
 
     def start(self, hello: Message, timeout: float) -> Message:
         self.seat = int(hello["seat"])
@@ -79,19 +90,20 @@ class HumanSeat(Seat):
         elif kind == "event":
             event = msg["event"]
             self.recent.append(event)
+            self.hand_events.append(event)
             if event["type"] == "hand_started":
                 self.recent = [event]
+                self.hand_events = [event]
             if event["type"] == "hand_ended":
                 self.hand_over = not self.replaying  # no "start hand N" for one under way
                 self.history.append(event)
             if event["type"] == "hand_ended" and not self.replaying and self.table.once(
                     ("hand", self.game, event["hand"])):
                 my_side = self.seat % 2 if self.partnerships else self.seat
-                labels = seat_labels(self.seat, self.names, self.partnerships)
-                plays = story([e for e in self.recent if e["type"] != "hand_ended"],
-                              lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}")
-                self.table.terminal.show(render_hand_end(event, my_side, self.partnerships,
-                                                         self.table.style, labels, plays))
+                plays = story([e for e in self.recent if e["type"] != "hand_ended"], self._label)
+                self.table.terminal.show(render_hand_end(
+                    event, my_side, self.partnerships, self.table.style,
+                    seat_labels(self.seat, self.names, self.partnerships), plays))
         elif kind == "game_end" and msg["reason"] not in ("saved", "unfinished") \
                 and self.table.once(("game", self.game, 0)):
             winner = msg["winner"]
@@ -145,7 +157,7 @@ class HumanSeat(Seat):
 
         while True:
             choice = terminal.read_line(prompt, check, lambda: [*legal, "help", "moves",
-                                                               "score", "quit"])
+                                                               "log", "score", "quit"])
             if choice.move is not None:
                 self.queue = list(choice.then)
                 return {"type": "move", "id": msg["id"], "move": choice.move}
@@ -155,6 +167,8 @@ class HumanSeat(Seat):
                 terminal.show(HELP)
             elif choice.command == "moves":
                 terminal.show("Legal moves: " + ", ".join(legal))
+            elif choice.command == "log":
+                terminal.show("\n".join(story(self.hand_events, self._label)))
             elif choice.command == "score":
                 terminal.show(render_scores(obs, self.history, self.partnerships))
 

@@ -21,7 +21,7 @@ from prompt_toolkit.output import Output
 from ..core import Move, NotationError, format_move, parse_move
 from ..seats.base import Interrupted
 
-COMMANDS = ("help", "moves", "score", "quit")
+COMMANDS = ("help", "moves", "log", "score", "quit")
 
 
 @dataclass(frozen=True)
