@@ -249,3 +249,32 @@ def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPat
     log = text[text.rindex("> log"):]  # the whole hand so far, named from the person's seat
     assert "You meld Kc Kd Kh" in log and "You discard 9h" in log and "Left " in log
     assert "the one place that prints" not in text  # help holds no developer text
+
+
+def test_lines_wrap_between_cards_never_inside_one() -> None:
+    import re
+
+    from canasta_cli.ui.render import fit, visible_len
+    style = Style(color=True)
+    hand = ["Jo", "2c", "As", "Ad", "Kh", "Kd", "Kc", "10h", "10s", "9d", "8c", "7h", "6s", "5d",
+            "4c", "4h"]
+    line = "Your hand (16): " + hand_line(hand, style)
+    for width in (80, 60, 40):
+        out = fit(line, width).split("\n")
+        assert all(visible_len(x) <= width for x in out)
+        plain = [re.sub(r"\x1b\[[0-9;]*m", "", x) for x in out]
+        tokens = " ".join(plain).split()
+        # every card survives whole: wrapping changed nothing but where lines break
+        assert tokens == re.sub(r"\x1b\[[0-9;]*m", "", line).split()
+    assert fit(line, 0) == line  # pipes: as it is
+
+
+def test_the_terminal_fits_text_to_its_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    monkeypatch.setenv("COLUMNS", "60")
+    out = io.StringIO()
+    with create_pipe_input() as inp:
+        term = Terminal(True, pt_input=inp, pt_output=DummyOutput(), out=out)
+        term.show("word " * 40)
+    assert all(len(x) <= 60 for x in out.getvalue().splitlines())
+    assert len(out.getvalue().splitlines()) >= 4

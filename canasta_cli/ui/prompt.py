@@ -20,6 +20,7 @@ from prompt_toolkit.output import Output
 
 from ..core import Move, NotationError, format_move, parse_move
 from ..seats.base import Interrupted
+from .render import fit
 
 COMMANDS = ("help", "moves", "log", "score", "quit")
 
@@ -110,11 +111,21 @@ class Terminal:
         self.out = out or sys.stdout
         self.session: PromptSession[str] | None = None
         if interactive:
+            # reserve_space_for_menu=0: no blank rows pushing the table off a small screen
             self.session = PromptSession(history=InMemoryHistory(), input=pt_input,
+                                         reserve_space_for_menu=0,
                                          output=pt_output)
 
+    @property
+    def width(self) -> int:
+        """Columns to fit the text to (0 on pipes: no wrapping)."""
+        if not self.interactive:
+            return 0
+        import shutil
+        return shutil.get_terminal_size((80, 24)).columns
+
     def show(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        print(fit(text, self.width), file=self.out, flush=True)
 
     def clear(self) -> None:
         """Clear the screen and the terminal's scrollback (ESC [3J), so that nothing of the

@@ -6,6 +6,7 @@ human's seat may see.  Colour follows NO_COLOR and the terminal; ``ascii`` drops
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,37 @@ class Style:
         if rank == "2":
             return self.wild(shown + "*")
         return self.red(shown) if suit in "dh" else shown
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def visible_len(text: str) -> int:
+    return len(_ANSI.sub("", text))
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` with every line longer than ``width`` columns wrapped between words (a card
+    is a word: it is never cut), continuation lines indented; colour codes take no room.
+    ``width`` 0 leaves the text as it is (pipes)."""
+    if width <= 0:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        if visible_len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * min(len(line) - len(line.lstrip(" ")) + 4, width // 3)
+        current, size = "", 0
+        for word in line.split(" "):
+            w = visible_len(word)
+            if current and size + 1 + w > width:
+                out.append(current)
+                current, size = indent + word, len(indent) + w
+            else:
+                current, size = (current + " " + word, size + 1 + w) if current else (word, w)
+        out.append(current)
+    return "\n".join(out)
 
 
 def plural(n: int, word: str) -> str:
