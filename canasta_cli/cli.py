@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import random
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,13 +19,18 @@ from .core import (
     Ruleset,
     apply,
     describe,
+    format_move,
     legal_moves,
     new_game,
     parse_deck_text,
     parse_option,
     preset,
 )
+from .describe import describe_event
 from .seats.contain import hide
+
+if TYPE_CHECKING:
+    from .replay import Replay
 
 # Plain help (rich_markup_mode=None): the rich layout labels every flag "<bool>".
 app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
@@ -245,7 +251,13 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
              help="Seed for the deal and the players (default: random).")] = None,
          deck: Annotated[Path | None, typer.Option(help="Stacked deck file (docs/ENGINE.md).")]
          = None,
-         dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None) -> None:
+         dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None,
+         step: Annotated[bool, typer.Option(
+             "--step", help="Show every move, and wait for Enter after each (q quits).")]
+         = False,
+         delay: Annotated[float, typer.Option(
+             help="Show every move, pausing this many seconds after each.", min=0.0)] = 0.0,
+         ) -> None:
     """Watch built-in random players play a whole game; prints each hand's scores."""
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
@@ -256,9 +268,28 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
     shown = 0
     label = "Side" if r.partnerships else "Player"
     typer.echo(f"{r.name}: {r.players} players, seed {seed}")
+    watch = step or delay > 0
+    if watch:
+        for e in state.events():
+            typer.echo("    " + describe_event(e.full()))
     while not state.is_over:
         moves = legal_moves(state)
-        state = apply(state, moves[rng.randrange(len(moves))])
+        before, actor = state.log, state.actor
+        move = moves[rng.randrange(len(moves))]
+        state = apply(state, move)
+        if watch:
+            fresh = []
+            node = state.log
+            while node is not None and node is not before:
+                fresh.append(node[1])
+                node = node[0]
+            typer.echo(f"--> seat {actor}: {format_move(move)}")
+            for e in reversed(fresh):
+                typer.echo("    " + describe_event(e.full()))
+            if step and not _next_step():
+                return
+            if delay:
+                time.sleep(delay)
         for res in state.results[shown:]:
             who = ("nobody went out" if res.went_out is None
                    else f"seat {res.went_out} went out" + (" concealed" if res.concealed else ""))
@@ -360,7 +391,6 @@ def replay(
     step: Annotated[bool, typer.Option(help="Wait for Enter after each move.")] = False,
 ) -> None:
     """Step through a recorded game, or verify it."""
-    from .describe import describe_event
     from .replay import RecordError, load_record, sealed_parts, verify
     from .replay import replay as run_replay
     public = False
@@ -389,14 +419,54 @@ def replay(
         for m in rep.mismatches:
             typer.echo(f"MISMATCH: {m}")
         raise typer.Exit(1)
+    if step and seat is not None:
+        _step_through(rep, seat, [str(n) for n in rep.header.get("seats", [])])
+        return
     for who, move, evs in rep.steps:
         if move is not None:
             typer.echo(f"--> seat {who}: {move}")
         for e in evs:
             shown = e.view(-1) if public else e.view(seat) if seat is not None else e.full()
             typer.echo("    " + describe_event(shown))
-        if step and move is not None:
-            input()
+        if step and move is not None and not _next_step():
+            return
+
+
+def _next_step() -> bool:
+    """Enter for the next step; q (or the end of input) to stop."""
+    try:
+        answer = input("[Enter: next step, q: quit] ")
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() not in ("q", "quit")
+
+
+def _step_through(rep: Replay, seat: int, names: list[str]) -> None:
+    """``replay --step --seat N``: the table as seat N saw it before each of its decisions
+    and after each move, with what happened in between."""
+    import shutil
+
+    from .core import observation
+    from .describe import story
+    from .ui.render import Style, fit, render_table, seat_labels
+    states = rep.states
+    steps = rep.steps
+    style = Style(color=False)
+    width = shutil.get_terminal_size((80, 24)).columns
+    players = len(states[0].hands)
+    names = names if len(names) == players else [f"seat {i}" for i in range(players)]
+    labels = seat_labels(seat, names, states[0].rules.partnerships)
+    for i, ((who, move, evs), state) in enumerate(zip(steps, states, strict=False)):
+        lines = [f"--> {labels[who]}: {move}"] if move is not None and who is not None else []
+        lines += ["    " + x for x in story([e.view(seat) for e in evs],
+                                            lambda s: labels[s] if 0 <= s < players else str(s))]
+        typer.echo(fit("\n".join(lines), width))
+        if state.is_over:
+            break
+        obs = observation(state, seat, history=False)
+        typer.echo(fit(render_table(obs, [], names, style), width))
+        if i + 1 < len(steps) and not _next_step():
+            return
 
 
 @app.command()

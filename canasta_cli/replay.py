@@ -23,6 +23,7 @@ class Replay:
     state: GameState
     mismatches: list[str] = field(default_factory=list)
     recorded_result: dict[str, Any] | None = None
+    states: list[GameState] = field(default_factory=list)  # after each step, for --step
 
     @property
     def ok(self) -> bool:
@@ -114,6 +115,7 @@ def replay(lines: list[dict[str, Any]], secret: dict[str, Any] | None = None) ->
                 if ln["type"] == "event"]
     produced: list[Event] = list(state.events())
     steps: list[tuple[int | None, str | None, list[Event]]] = [(None, None, list(produced))]
+    states = [state]
     result = None
     for ln, no in zip(lines[1:], numbers[1:], strict=False):
         if ln["type"] == "result":
@@ -127,7 +129,8 @@ def replay(lines: list[dict[str, Any]], secret: dict[str, Any] | None = None) ->
             state = apply(state, move)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             return Replay(header, steps, state, [f"line {no}: move {str(ln.get('move'))[:60]!r}"
-                                                 f" by seat {ln.get('seat')}: {exc}"], result)
+                                                 f" by seat {ln.get('seat')}: {exc}"], result,
+                          states)
         fresh: list[Event] = []
         node = state.log
         while node is not None and node is not before:
@@ -136,7 +139,8 @@ def replay(lines: list[dict[str, Any]], secret: dict[str, Any] | None = None) ->
         fresh.reverse()
         produced.extend(fresh)
         steps.append((ln.get("seat"), str(ln["move"]), fresh))
-    rep = Replay(header, steps, state, [], result)
+        states.append(state)
+    rep = Replay(header, steps, state, [], result, states)
     for i, ((want, no), got) in enumerate(zip(recorded, produced, strict=False)):
         shown = got.view(-1) if sealed else got.full()  # a sealed record holds public views
         if want != shown:

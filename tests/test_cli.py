@@ -129,3 +129,25 @@ def test_help_shows_no_bool_types() -> None:
     for command in (["play"], ["match"], ["tournament"], ["bot", "check"], ["replay"]):
         result = CliRunner().invoke(app, [*command, "--help"])
         assert result.exit_code == 0 and "<bool>" not in result.output, result.output
+
+
+def test_replay_step_shows_the_table_as_the_seat_saw_it(tmp_path: Path) -> None:
+    rec = tmp_path / "rec"
+    done = CliRunner().invoke(app, ["match", "--seat", "builtin:greedy", "--seat",
+                                    "builtin:random", "--seat", "builtin:greedy", "--seat",
+                                    "builtin:random", "--set", "max_hands=1", "--record",
+                                    str(rec)])
+    assert done.exit_code == 0, done.output
+    result = CliRunner().invoke(app, ["replay", "--step", "--seat", "0",
+                                      str(rec / "game-0001.jsonl")], input="\n\nq\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("[Enter: next step, q: quit]") == 3  # q stopped it
+    assert result.output.count("== Hand 1 - seat 0") == 3
+    assert "Left is dealt 11 cards" in result.output and "Your hand (11)" in result.output
+
+
+def test_demo_step_shows_every_move_and_stops_on_q() -> None:
+    result = CliRunner().invoke(app, ["demo", "--seed", "3", "--step"], input="\nq\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("[Enter: next step, q: quit]") == 2
+    assert "--> seat 1: draw" in result.output

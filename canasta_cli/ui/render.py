@@ -150,10 +150,10 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
     sides = len(obs["scores"])
     partnerships = obs["players"] in (4, 6)
     lines = []
-    who = "you" if obs["to_act"] == seat else f"seat {obs['to_act']}"
+    labels = seat_labels(seat, names, partnerships)
+    who = "you" if obs["to_act"] == seat else labels[obs["to_act"]]
     lines.append(style.bold(f"== Hand {obs['hand_no']} - seat {seat} ({names[seat]}) - "
                             f"{obs['phase'].replace('_', ' ')} - {who} to act =="))
-    labels = seat_labels(seat, names, partnerships)
     if recent:
         lines.append(style.dim("Since your last turn:"))
         for text in story(recent, lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}"):
@@ -184,7 +184,7 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         lines.append(style.warn("Your partner said " + ("YES: you must go out this turn"
                                                         if turn["permission"] else
                                                         "NO: you may not go out this turn")))
-    if not obs["side_melded"][side] and turn["opening_total"]:
+    if not obs["side_melded"][side] and turn["opening_total"] and obs["turn_seat"] == seat:
         lines.append(f"Melded this turn toward the minimum: {turn['opening_total']}"
                      f" of {obs['minimums'][side]}")
     lines.append(style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style))
