@@ -137,7 +137,7 @@ def test_hot_seat_hand_over_clears_the_scrollback_too() -> None:
     with create_pipe_input() as inp:
         term = Terminal(True, pt_input=inp, pt_output=DummyOutput(), out=out)
         term.clear()
-    assert out.getvalue().startswith("\x1b[3J\x1b[2J")  # saved lines, then the screen
+    assert out.getvalue().startswith("\x1b[H\x1b[2J\x1b[3J")  # the screen, then saved lines
     assert "Pile 1 card," in render_table(_act()[1]["observation"], [], ["a", "b", "c", "d"],
                                           Style(color=False))
 

@@ -128,10 +128,11 @@ class Terminal:
         print(fit(text, self.width), file=self.out, flush=True)
 
     def clear(self) -> None:
-        """Clear the screen and the terminal's scrollback (ESC [3J), so that nothing of the
-        previous player's hand can be scrolled back to in hot-seat play."""
+        """Clear the screen, then the terminal's scrollback (ESC [3J), so that nothing of the
+        previous player's hand can be scrolled back to in hot-seat play (many terminals move
+        the screen into the scrollback when it is cleared: hence this order)."""
         if self.interactive:
-            self.out.write("\x1b[3J\x1b[2J\x1b[H")
+            self.out.write("\x1b[H\x1b[2J\x1b[3J")
             self.out.flush()
 
     def pause(self, text: str) -> None:

@@ -1,0 +1,146 @@
+"""What a person really sees: ``canasta play`` in a pseudo-terminal of 80x24 or 60x24, its
+output read by a terminal emulator (pyte), scrollback included."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+pyte = pytest.importorskip("pyte")
+
+ROOT = Path(__file__).resolve().parent.parent
+PROMPT = re.compile(r"(your move|Answer yes or no)>")
+
+
+class Xterm(pyte.HistoryScreen):  # type: ignore[misc]
+    """pyte as the common terminals behave: ``ESC [ 2 J`` moves the screen's rows into the
+    scrollback (VTE, and xterm with its default resources), ``ESC [ 3 J`` erases the
+    scrollback."""
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        if how == 2:
+            for y in range(self.lines):
+                self.history.top.append(dict(self.buffer[y]))
+        if how == 3:
+            self.history.top.clear()
+            self.history.bottom.clear()
+        super().erase_in_display(how, *args, **kwargs)
+
+
+class Terminal:
+    """A pty running ``canasta play`` with everything it prints fed to an emulator."""
+
+    def __init__(self, *args: str, columns: int = 80, lines: int = 24) -> None:
+        self.screen = Xterm(columns, lines, history=10_000)
+        self.stream = pyte.Stream(self.screen)
+        env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+        env.pop("COLUMNS", None)
+        env.pop("LINES", None)
+        self.child = pexpect.spawn(sys.executable, ["-m", "canasta_cli.cli", "play", *args],
+                                   cwd=ROOT, env=env, encoding="utf-8", timeout=60,
+                                   dimensions=(lines, columns))
+        self.child.logfile_read = self
+
+    def write(self, data: str) -> None:  # pexpect's log: every byte the program printed
+        self.stream.feed(data)
+
+    def flush(self) -> None:
+        pass
+
+    def everything(self) -> list[str]:
+        """Every row: the scrollback, then the screen."""
+        rows = []
+        for line in list(self.screen.history.top):
+            rows.append("".join(line[x].data if x in line else " "
+                                for x in range(self.screen.columns)).rstrip())
+        rows += [r.rstrip() for r in self.screen.display]
+        return rows
+
+    def text(self) -> str:
+        return "\n".join(self.everything())
+
+
+def test_hot_seat_leaves_nothing_of_the_last_hand_anywhere(tmp_path: Path) -> None:
+    term = Terminal("--seed", "5", "--save-dir", str(tmp_path), "--seat", "human:Ann",
+                    "--seat", "builtin:greedy", "--seat", "human:Bob", "--seat",
+                    "builtin:greedy")
+    child = term.child
+    child.expect(r"\((human:)?(\w+)\): press Enter when nobody else can see")
+    first = child.match.group(2)
+    other = "Bob" if first == "Ann" else "Ann"
+    child.sendline("")
+    child.expect(PROMPT)
+    hand = next(r for r in term.everything() if r.startswith("Your hand"))
+    child.sendline("draw")
+    child.expect(r"meld - you to act")  # the next table (a prompt alone is only a redraw)
+    child.expect(PROMPT)
+    child.sendline("moves")
+    child.expect("Legal moves: ")
+    child.expect(PROMPT)
+    rows = term.everything()
+    start = max(i for i, r in enumerate(rows) if r.startswith("Legal moves:"))
+    listing = []
+    for r in rows[start:]:
+        if r.startswith("Seat "):
+            break
+        listing.append(r.strip())
+    moves = [m.strip() for m in " ".join(listing).removeprefix("Legal moves:").split(",")]
+    child.sendline(next(m for m in moves if m.startswith("discard")))
+    child.expect(f"{other}\\): press Enter when nobody else can see")
+    assert hand not in term.text()  # not on the screen, not in the scrollback
+    assert not any(r.startswith("Your hand") for r in term.everything())
+    child.sendline("")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
+def test_every_event_of_a_six_player_round_is_reachable_at_80x24(tmp_path: Path) -> None:
+    term = Terminal("-r", "six-player", "--seed", "4", "--save-dir", str(tmp_path))
+    child = term.child
+    child.expect(PROMPT)
+    child.sendline("log")
+    child.expect("=== hand 1")
+    child.expect(PROMPT)
+    text = term.text()
+    for who in ("You are dealt", "Left is dealt", "Left partner is dealt", "Across is dealt",
+                "Right partner is dealt", "Right is dealt", "=== hand 1", "upcard"):
+        assert who in text, who
+    assert all(len(r) <= 80 for r in term.everything())
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
+def test_a_refused_line_then_a_legal_one_at_60_columns(tmp_path: Path) -> None:
+    term = Terminal("--seed", "5", "--save-dir", str(tmp_path), columns=60)
+    child = term.child
+    child.expect(PROMPT)
+    child.sendline("meld K K K K")
+    child.expect("refused")
+    child.expect(PROMPT)
+    child.sendline("draw")
+    child.expect(r"meld - you to act")
+    child.expect(PROMPT)
+    rows = term.everything()
+    assert any("refused:" in r for r in rows)
+    hand_rows = [r for r in rows if r.startswith("Your hand")]
+    assert len(hand_rows) == 2 and all(len(r) <= 60 for r in rows)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
+def test_a_bot_seat_that_cannot_start_stops_the_game_at_once(tmp_path: Path) -> None:
+    term = Terminal("--seat", "human", "--seat", "/nonexistent/bot", "--seat",
+                    "builtin:greedy", "--seat", "builtin:greedy", "--save-dir", str(tmp_path))
+    term.child.expect(pexpect.EOF)
+    term.child.close()
+    assert term.child.exitstatus == 2
+    shown = [r for r in term.everything() if r.strip()]
+    assert len(shown) <= 2  # one line, wrapped by the terminal at 80 columns
+    assert "".join(shown).startswith("error: seat 1 (/nonexistent/bot) could not start")
