@@ -177,6 +177,9 @@ def play(
         "--trust-seats", help="With --resume: start the bot programs the save names without"
         " asking.")] = False,
     sandbox: SandboxOpt = False,
+    deck: Annotated[Path | None, typer.Option(
+        help="Stacked deck file (docs/ENGINE.md): practise a situation.")] = None,
+    dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None,
 ) -> None:
     """Play Canasta at the prompt against built-in players or bots."""
     import random as _random
@@ -194,7 +197,9 @@ def play(
         if resume is not None:
             ignored = [name for name, given in (("--rules", rules != "classic"),
                                                 ("--set", bool(set_)), ("--seed", seed is not None),
-                                                ("--seat", bool(seat)), ("--save-dir", bool(save_dir)))
+                                                ("--seat", bool(seat)), ("--save-dir", bool(save_dir)),
+                                                ("--deck", deck is not None),
+                                                ("--dealer", dealer is not None))
                        if given]
             if ignored:
                 typer.echo(f"note: {', '.join(ignored)} ignored with --resume: the save decides"
@@ -214,8 +219,9 @@ def play(
                             " 'canasta match' for bots only)")
             game_seed = seed if seed is not None else _random.SystemRandom().randrange(10**9)
             record = playmod.new_save_path(save_dir or playmod.save_dir())
-            args = {"specs": specs, "rules": r, "seed": game_seed, "dealer": None,
-                    "decks": None, "prefix": None, "secret": None}
+            args = {"specs": specs, "rules": r, "seed": game_seed, "dealer": dealer,
+                    "decks": load_decks(deck, r, dealer, game_seed) or None, "prefix": None,
+                    "secret": None}
         result = playmod.run(args["specs"], args["rules"], args["seed"], record, table, tc,
                              args["dealer"], args["decks"], args["prefix"], args["secret"],
                              sandbox)

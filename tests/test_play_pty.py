@@ -70,6 +70,7 @@ def test_a_whole_hand_typed_at_the_prompt_is_shown_saved_and_replays(tmp_path: P
     child.expect("Game total")
     end = screen(child)
     assert "Cards melded" in end and "Red threes" in end and "Going out" in end
+    assert re.match(r": (.+ went out|the stock ran out)", end) and "Cards left:" in end
     child.expect("Press Enter to start hand 2")
     child.sendline("")
     child.expect(r"== Hand 2 - seat 0")

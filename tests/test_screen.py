@@ -144,3 +144,27 @@ def test_a_bot_seat_that_cannot_start_stops_the_game_at_once(tmp_path: Path) -> 
     shown = [r for r in term.everything() if r.strip()]
     assert len(shown) <= 2  # one line, wrapped by the terminal at 80 columns
     assert "".join(shown).startswith("error: seat 1 (/nonexistent/bot) could not start")
+
+
+def test_an_all_or_nothing_opening_line(tmp_path: Path) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text("seat0: Kh Kd Kc Ah Ad Ac 9h 5c 6d 7s 8c\nstock: 4d 4s 4h\n")
+    term = Terminal("--deck", str(deck), "--dealer", "3", "--seed", "1", "--save-dir",
+                    str(tmp_path / "saves"))
+    child = term.child
+    child.expect(PROMPT)
+    child.sendline("draw")
+    child.expect("meld - you to act")
+    child.expect(PROMPT)
+    child.sendline("meld K K K; meld Q Q Q; discard 9")
+    child.expect("refused: nothing was played")
+    child.expect(PROMPT)
+    assert "Kings" not in term.text()  # nothing was laid down
+    assert "needs 50 to meld" in term.text()
+    child.sendline("meld K K K; meld A A A; discard 9")
+    child.expect(r"== Hand 1 - seat 0")  # the table of the next decision
+    child.expect(PROMPT)
+    text = term.text()
+    assert "Kings \u00d73" in text and "Aces \u00d73" in text
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
