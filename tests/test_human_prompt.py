@@ -278,3 +278,15 @@ def test_the_terminal_fits_text_to_its_width(monkeypatch: pytest.MonkeyPatch) ->
         term.show("word " * 40)
     assert all(len(x) <= 60 for x in out.getvalue().splitlines())
     assert len(out.getvalue().splitlines()) >= 4
+
+
+def test_a_black_three_on_top_invites_no_take() -> None:
+    from canasta_cli.core import apply, parse_deck_text, parse_move
+    decks = parse_deck_text("seat0: 3s 5c 6d 7s 8c 9h 10h Jh Qh Kh Ah\nstock: 4d 4s 4h 4c",
+                            CLASSIC, dealer=3, seed=1)
+    st = new_game(CLASSIC, seed=1, decks=decks, dealer=3)
+    st = apply(apply(st, parse_move("draw")), parse_move("discard 3"))
+    msg = act_message(1, 1, st, legal_moves(st), 1000, 0, explains=True)
+    text = render_table(msg["observation"], [], ["a", "b", "c", "d"], Style(color=False))
+    assert "a black three on top: nobody may take the pile this turn" in text
+    assert not any(m["text"].startswith("pile") for m in msg["moves"])

@@ -147,7 +147,7 @@ class HumanSeat(Seat):
         sequence = getattr(msg, "sequence", None)
         if obs["phase"] == "answer":
             asker = obs["turn_seat"]
-            terminal.show(style.bold(f"Seat {asker}, your partner, asks: may I go out?"))
+            terminal.show(style.bold(f"{self._label(asker)} asks you: may I go out?"))
             prompt = "Answer yes or no> "
         else:
             prompt = f"Seat {self.seat}, your move> "

@@ -166,7 +166,11 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
     top = style.card(obs["pile_top"]) if obs["pile_top"] else "-"
     pile = f"Pile {plural(obs['pile_size'], 'card')}, top {top}"
     if obs["pile_stopped"]:
-        pile += style.warn(" - stopped (a wild card or black three is on top)")
+        three = rank_of(obs["pile_top"] or "") == "3"
+        pile += style.warn(" - a black three on top: nobody may take the pile this turn"
+                           if three else
+                           " - a wild card on top: nobody may take the pile until it is"
+                           " covered")
     elif obs["pile_frozen"]:
         pile += style.warn(" - frozen (a wild card or red three is in it)")
     elif obs["pile_frozen_for_me"]:
