@@ -66,6 +66,21 @@ class Terminal:
         return "\n".join(self.everything())
 
 
+def legal_moves_shown(term: Terminal) -> list[str]:
+    """Type ``moves`` and read the list back from the emulator (it may wrap)."""
+    term.child.sendline("moves")
+    term.child.expect("Legal moves: ")
+    term.child.expect(PROMPT)
+    rows = term.everything()
+    start = max(i for i, r in enumerate(rows) if r.startswith("Legal moves:"))
+    listing = []
+    for r in rows[start:]:
+        if r.startswith("Seat ") or r.startswith("Answer"):
+            break
+        listing.append(r.strip())
+    return [m.strip() for m in " ".join(listing).removeprefix("Legal moves:").split(",")]
+
+
 def test_hot_seat_leaves_nothing_of_the_last_hand_anywhere(tmp_path: Path) -> None:
     term = Terminal("--seed", "5", "--save-dir", str(tmp_path), "--seat", "human:Ann",
                     "--seat", "builtin:greedy", "--seat", "human:Bob", "--seat",
@@ -80,17 +95,7 @@ def test_hot_seat_leaves_nothing_of_the_last_hand_anywhere(tmp_path: Path) -> No
     child.sendline("draw")
     child.expect(r"meld - you to act")  # the next table (a prompt alone is only a redraw)
     child.expect(PROMPT)
-    child.sendline("moves")
-    child.expect("Legal moves: ")
-    child.expect(PROMPT)
-    rows = term.everything()
-    start = max(i for i, r in enumerate(rows) if r.startswith("Legal moves:"))
-    listing = []
-    for r in rows[start:]:
-        if r.startswith("Seat "):
-            break
-        listing.append(r.strip())
-    moves = [m.strip() for m in " ".join(listing).removeprefix("Legal moves:").split(",")]
+    moves = legal_moves_shown(term)
     child.sendline(next(m for m in moves if m.startswith("discard")))
     child.expect(f"{other}\\): press Enter when nobody else can see")
     assert hand not in term.text()  # not on the screen, not in the scrollback
@@ -168,3 +173,26 @@ def test_an_all_or_nothing_opening_line(tmp_path: Path) -> None:
     assert "Kings \u00d73" in text and "Aces \u00d73" in text
     child.sendline("quit")
     child.expect(pexpect.EOF)
+
+
+def test_the_end_of_a_hand_tells_its_story_at_80x24(tmp_path: Path) -> None:
+    from test_play_pty import next_decision
+    term = Terminal("--seed", "5", "--save-dir", str(tmp_path), "--set", "max_hands=1")
+    child = term.child
+    child.expect(PROMPT)
+    for _ in range(200):
+        moves = legal_moves_shown(term)
+        child.sendline(next((m for m in moves if m in ("draw", "yes")), None)
+                       or next(m for m in moves if m.startswith("discard")))
+        if next_decision(child) != 0:
+            break
+    child.expect("Game total")
+    child.expect(pexpect.EOF)
+    text = term.text()
+    start = text.rindex("Hand 1 is over: ")
+    story = text[start:]
+    assert re.match(r"Hand 1 is over: (.+ went out|the stock ran out)", story)
+    assert story.index("Cards left:") < story.index("Cards melded") < story.index("Game total")
+    for who in ("You", "Left", "Partner", "Right"):
+        assert re.search(rf"^  {who} ", story, re.M), who  # every player's cards left
+    assert all(len(r) <= 80 for r in term.everything())
