@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .core import Ruleset, parse_card_sequence
+from .names import split_name
 from .referee import GameResult, Referee, TimeControl
 from .replay import RecordError, load_record, replay, sealed_parts
 from .seats import make_seat
@@ -166,4 +167,5 @@ def resume_args(path: Path) -> dict[str, Any]:
 
 def programs(specs: list[str]) -> list[str]:
     """The seats of a save that would start a program (not a person, not a built-in)."""
-    return [s for s in specs if not (s == "human" or s.startswith(("human:", "builtin:")))]
+    commands = [split_name(s)[1] for s in specs]
+    return [c for c in commands if not (c == "human" or c.startswith(("human:", "builtin:")))]

@@ -290,3 +290,12 @@ def test_a_black_three_on_top_invites_no_take() -> None:
     text = render_table(msg["observation"], [], ["a", "b", "c", "d"], Style(color=False))
     assert "a black three on top: nobody may take the pile this turn" in text
     assert not any(m["text"].startswith("pile") for m in msg["moves"])
+
+
+def test_seats_can_be_named() -> None:
+    from canasta_cli.seats import make_seat
+    from canasta_cli.ui.render import seat_labels
+    names = ["human", "Bob=builtin:greedy", "human:Ann", "python3 x.py --level=2"]
+    assert seat_labels(0, names, True) == ["You", "Bob", "Ann", "Right"]
+    seat = make_seat("Bob=builtin:greedy", 1, 5, None)
+    assert seat.name == "Bob=builtin:greedy"  # the whole spec: a save can start it again

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..names import split_name
 from .base import Seat
 from .policy import builtin_seat
 from .subprocess_seat import SubprocessSeat
@@ -11,13 +12,18 @@ from .subprocess_seat import SubprocessSeat
 
 def make_seat(spec: str, index: int, seed: int, log_dir: Path | None,
               spin_us: int = 300, sandbox: bool = False) -> Seat:
-    spec = spec.strip()
+    """A seat from ``builtin:NAME``, a bot command line, or either behind ``NAME=``; the
+    seat keeps the whole spec as its name (records and saves hold what starts it)."""
+    full = spec.strip()
+    spec = split_name(full)[1]
     if not spec:
         raise ValueError(f"seat {index}: empty command")
     if spec.startswith("builtin:"):
-        return builtin_seat(spec, seed * 7919 + index)
+        seat = builtin_seat(spec, seed * 7919 + index)
+        seat.name = full
+        return seat
     log = None
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         log = log_dir / f"seat{index}.stderr.log"
-    return SubprocessSeat(spec, name=spec, stderr_log=log, spin_us=spin_us, sandbox=sandbox)
+    return SubprocessSeat(spec, name=full, stderr_log=log, spin_us=spin_us, sandbox=sandbox)

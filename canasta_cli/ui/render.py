@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS as SYMBOLS
 from ..describe import story
+from ..names import split_name
 
 RANK_ORDER = ["Jo", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3"]
 
@@ -121,7 +122,7 @@ def meld_line(meld: dict[str, Any], style: Style) -> str:
 
 def seat_labels(seat: int, names: list[str], partnerships: bool) -> list[str]:
     """What a player calls each seat: You, Partner, Left, Right, Across... (a name given
-    with human:NAME is kept), so that no screen says a bare "seat 3"."""
+    with human:NAME or NAME=COMMAND is kept), so that no screen says a bare "seat 3"."""
     n = len(names)
     relative = {2: ["You", "Opponent"],
                 3: ["You", "Left", "Right"],
@@ -133,7 +134,11 @@ def seat_labels(seat: int, names: list[str], partnerships: bool) -> list[str]:
     out = []
     for s in range(n):
         name = names[s] if s < len(names) else ""
-        given = name.split(":", 1)[1] if name.startswith("human:") and s != seat else ""
+        given = ""
+        if s != seat and name.startswith("human:"):
+            given = name.split(":", 1)[1]
+        elif s != seat:
+            given = split_name(name)[0]  # a seat named NAME=COMMAND
         out.append(given or table[(s - seat) % n])
     return out
 
