@@ -95,7 +95,9 @@ def contained(argv: list[str], env: dict[str, str], cwd: str) -> list[str]:
     bot's program, a file its command names, or its working directory stays visible."""
     if containment() == "process-group":
         return list(argv)
-    own = [os.path.realpath(a) for a in [cwd, *[a for a in argv if os.path.isfile(a)]]
+    program = shutil.which(argv[0], path=env.get("PATH")) if argv else None
+    named = [a for a in argv if os.path.isfile(a)]
+    own = [os.path.realpath(a) for a in [cwd, *named, *([program] if program else [])]
            if os.path.isabs(a)]
     hidden = [d for d in sorted(_HIDDEN)
               if "\n" not in d and not any(o == d or o.startswith(d + os.sep) for o in own)]
