@@ -96,6 +96,7 @@ CASES = [
     ("escape-codes", "ILLEGAL_MOVE", "cannot read move", True),
     ("stray", "PROTOCOL_ERROR", "out of turn", True),
     ("future", "PROTOCOL_ERROR", "never sent", True),
+    ("flood-tiny", "PROTOCOL_ERROR", "out of turn", True),
     ("early", "PROTOCOL_ERROR", "out of turn", True),
     ("duplicate", "OK", "", True),
     ("closestdout", "CRASHED", "closed its output", False),

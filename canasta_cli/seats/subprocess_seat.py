@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import IO
 
@@ -27,6 +28,7 @@ from .contain import SandboxUnavailable, become_subreaper, contained, containmen
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
+SORT_LIMIT = 1000  # waiting lines looked at one by one; more are counted as not asked for
 
 # Only what a program needs to run; nothing about the game (no seed, no deck) is ever passed.
 _ENV_KEEP = ("PATH", "LANG", "LANGUAGE", "SYSTEMROOT", "PYTHONPATH", "VIRTUAL_ENV",
@@ -102,7 +104,7 @@ class SubprocessSeat(Seat):
         self.proc: subprocess.Popen[bytes] | None = None
         self._out = bytearray()      # waiting to be written to the bot
         self._in = bytearray()       # read from the bot, not yet a whole line
-        self._lines: list[bytes] = []
+        self._lines: deque[bytes] = deque()
         self._eof = False
         self._threads: list[threading.Thread] = []
         self._dead: str | None = None
@@ -219,7 +221,7 @@ class SubprocessSeat(Seat):
                     self._handle(events)
         while True:
             while self._lines:
-                line = self._lines.pop(0)
+                line = self._lines.popleft()
                 try:
                     reply = decode_line(line)
                 except ProtocolError as exc:
@@ -261,8 +263,12 @@ class SubprocessSeat(Seat):
         counted as not asked for (undecodable ones too)."""
         if self.alive and self.proc is not None and self.proc.stdout is not None:
             self._read(self.proc.stdout.fileno())
+        if len(self._lines) > SORT_LIMIT:  # a flood: none of it was asked for; count it whole
+            self._stray_more += len(self._lines) - SORT_LIMIT
+            for _ in range(len(self._lines) - SORT_LIMIT):
+                self._lines.popleft()
         while self._lines:
-            line = self._lines.pop(0)
+            line = self._lines.popleft()
             try:
                 self._is_answer(decode_line(line), None, None)
             except ProtocolError as exc:

@@ -162,6 +162,8 @@ def main() -> None:
         if MODE == "stray":
             out({"type": "chatter", "text": "thinking..."})
             out({"type": "ping", "n": acts})
+        if MODE == "flood-tiny" and acts <= 2:
+            raw('{"type":"x"}\n' * 150_000)  # 2 MB of tiny messages nobody asked for
         if MODE == "future":
             out({"type": "move", "id": request["id"] + 1000, "index": 0})
         if MODE in ("slow", "escape-slow"):
