@@ -136,6 +136,10 @@ def test_a_refused_line_then_a_legal_one_at_60_columns(tmp_path: Path) -> None:
     assert any("refused:" in r for r in rows)
     hand_rows = [r for r in rows if r.startswith("Your hand")]
     assert len(hand_rows) == 2 and all(len(r) <= 60 for r in rows)
+    # the compact layout: the header on one row, the stock and the pile on rows of their own
+    assert any(re.fullmatch(r"== Hand 1 - seat 0 - meld - you to act ==", r) for r in rows)
+    assert any(re.fullmatch(r"Stock \d+", r) for r in rows)
+    assert any(r.startswith("Hands: ") for r in rows)
     child.sendline("quit")
     child.expect(pexpect.EOF)
 

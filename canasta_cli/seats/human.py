@@ -139,7 +139,7 @@ class HumanSeat(Seat):
                            " the screen. ")
         self.table.last_actor = self.seat
         terminal.show("")
-        terminal.show(render_table(obs, self.recent, self.names, style))
+        terminal.show(render_table(obs, self.recent, self.names, style, terminal.width))
         self.recent = []
         legal = [m["text"] for m in msg["moves"]]
         top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None

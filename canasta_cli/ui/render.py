@@ -149,16 +149,27 @@ def side_name(side: int, my_side: int, partnerships: bool) -> str:
     return "them" if partnerships else f"player {side}"
 
 
+COMPACT_BELOW = 72  # columns: narrower terminals get the compact table
+
+
 def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[str],
-                 style: Style) -> str:
+                 style: Style, width: int = 0) -> str:
+    """The table as seat ``obs["seat"]`` sees it.  Under ``COMPACT_BELOW`` columns the
+    compact layout: a short header, the stock and the pile on lines of their own."""
     seat, side = obs["seat"], obs["side"]
     sides = len(obs["scores"])
     partnerships = obs["players"] in (4, 6)
+    compact = 0 < width < COMPACT_BELOW
     lines = []
     labels = seat_labels(seat, names, partnerships)
     who = "you" if obs["to_act"] == seat else labels[obs["to_act"]]
-    lines.append(style.bold(f"== Hand {obs['hand_no']} - seat {seat} ({names[seat]}) - "
-                            f"{obs['phase'].replace('_', ' ')} - {who} to act =="))
+    phase = obs["phase"].replace("_", " ")
+    if compact:
+        lines.append(style.bold(f"== Hand {obs['hand_no']} - seat {seat} - {phase} - {who}"
+                                " to act =="))
+    else:
+        lines.append(style.bold(f"== Hand {obs['hand_no']} - seat {seat} ({names[seat]}) - "
+                                f"{phase} - {who} to act =="))
     if recent:
         lines.append(style.dim("Since your last turn:"))
         for text in story(recent, lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}"):
@@ -180,14 +191,17 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         pile += style.warn(" - frozen (a wild card or red three is in it)")
     elif obs["pile_frozen_for_me"]:
         pile += style.warn(" - frozen for you (your side has not melded)")
-    lines.append(f"Stock {obs['stock_size']} | {pile}")
+    if compact:
+        lines += [f"Stock {obs['stock_size']}", pile]
+    else:
+        lines.append(f"Stock {obs['stock_size']} | {pile}")
     for s in range(sides):
         red = " ".join(style.card(c) for c in obs["red_threes"][s]) or "-"
         lines.append(f"{side_name(s, side, partnerships).capitalize()}: red threes {red}")
         for meld in obs["melds"][s]:
             lines.append("    " + meld_line(meld, style))
     counts = ", ".join(f"{labels[i]}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
-    lines.append(f"Cards in hand: {counts}")
+    lines.append(f"{'Hands' if compact else 'Cards in hand'}: {counts}")
     turn = obs["turn"]
     if turn["permission"] is not None:
         lines.append(style.warn("Your partner said " + ("YES: you must go out this turn"
