@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import time
 from pathlib import Path
@@ -582,10 +581,8 @@ def _tournament_seed(out: Path, seed: int | None) -> int:
     chosen = seed if seed is not None else stored if stored is not None else \
         _secrets.randbelow(2**63)
     if stored is None:
-        out.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps({"seed": chosen}) + "\n")
+        from .files import write_private
+        write_private(path, json.dumps({"seed": chosen}) + "\n")
     return chosen
 
 

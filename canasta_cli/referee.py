@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from .core import (
 from .core.cards import TEXT_OF
 from .core.events import Event
 from .core.moves import Answer, Discard, Draw
+from .files import open_private, write_private
 from .protocol.messages import (
     PROTOCOL,
     act_message,
@@ -117,20 +117,6 @@ def _recorded_move(state: GameState, line: dict[str, Any]) -> tuple[Move, str]:
     if move not in legal_moves(state):
         raise ValueError(f"recorded move {line.get('move')!r} is not legal at that point")
     return move, str(line.get("by", "bot"))
-
-
-def _private(path: str, flags: int) -> int:
-    """Open a new file with owner-only permissions."""
-    return os.open(path, flags, 0o600)
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Write a file only its owner may read (the directory too, if it is new)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(path, "w", encoding="utf-8", opener=_private) as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def default_move(moves: list[Move]) -> Move:
@@ -233,7 +219,7 @@ class Referee:
         if secret_file is not None:
             header["secret"] = secret_file.name
             if not secret_file.exists():
-                _write_private(secret_file, json.dumps(secret) + "\n")
+                write_private(secret_file, json.dumps(secret) + "\n")
         self._write(record, header)
         for note in self._pending:
             self.reports[note["seat"]].failures[note["status"]] += 1  # counted in this game
@@ -423,8 +409,7 @@ class Referee:
             if self.record_dir is None:
                 return None
             path = self.record_dir / f"game-{game:04d}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return open(path, "w", encoding="utf-8", opener=_private)  # noqa: SIM115
+        return open_private(path)
 
     @staticmethod
     def _write(record: IO[str] | None, obj: dict[str, Any]) -> None:

@@ -185,3 +185,14 @@ def test_the_resume_hint_works_as_printed_without_the_venv_on_the_path(tmp_path:
     again = subprocess.run(hint, shell=True, input="quit\n", capture_output=True, text=True,
                            env=env, timeout=120, check=False)
     assert again.returncode == 0 and "Resuming" in again.stdout, again.stdout + again.stderr
+
+
+def test_records_transcripts_and_results_are_owner_only(tmp_path: Path) -> None:
+    rec, trans, out = tmp_path / "rec", tmp_path / "trans", tmp_path / "out"
+    assert canasta("match", "--seat", "builtin:random", "--seat", "builtin:random", "--seat",
+                   "builtin:random", "--seat", "builtin:random", "--set", "max_hands=1",
+                   "--record", str(rec), "--transcript", str(trans)).returncode == 0
+    assert canasta(*TOURNAMENT, "--games", "1", "--out", str(out)).returncode == 0
+    private = [rec / "game-0001.jsonl", trans / "seat0.jsonl", out / "seed.json"]
+    for path in private:
+        assert path.stat().st_mode & 0o077 == 0, path

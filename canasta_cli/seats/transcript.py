@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from ..files import open_private
 from ..protocol.replies import quote
 from .base import Message, Seat, SeatFailure
 
@@ -25,9 +25,7 @@ class TranscriptSeat(Seat):
         self.name = inner.name
         self.timed = inner.timed
         self.explains = inner.explains
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._file: IO[str] | None = open(  # noqa: SIM115
-            path, "w", encoding="utf-8", opener=lambda p, f: os.open(p, f, 0o600))
+        self._file: IO[str] | None = open_private(path)
         self._pending: list[str] = []
 
     @property
