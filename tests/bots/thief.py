@@ -12,7 +12,9 @@ person's home).  Routes:
               the bot's own dealt hand with the public engine (also as tournament master
               seeds, with the bot names of game_start)
 * memory    - deals it played before in this process: the same deal again from another seat
-              (recognised by its upcard) means an opponent now holds the hand it held
+              (recognised by its upcard) means an opponent now holds the hand it held; two
+              different deals may share an upcard, so this route only means something where
+              deals are replayed (tournaments)
 
 A route "wins" a game when it yields the deal of the game being played.  At every draw the bot
 predicts the card it is about to draw; it writes one JSON line per game to REPORT (and to
