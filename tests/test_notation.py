@@ -10,6 +10,7 @@ from canasta_cli.core import (
     PRESETS,
     Add,
     Discard,
+    IllegalMoveError,
     Meld,
     NotationError,
     TakePile,
@@ -19,7 +20,7 @@ from canasta_cli.core import (
     new_game,
     parse_move,
 )
-from canasta_cli.core.cards import DEUCE, JOKER, KIND_OF
+from canasta_cli.core.cards import BLACK3, DEUCE, JOKER, KIND_OF, RED3
 
 
 @pytest.mark.parametrize(("text", "move"), [
@@ -50,23 +51,54 @@ def test_bare_pile_needs_the_top_card() -> None:
     ("jump", "unknown move 'jump'"),
     ("meld K Q 2", "single rank"),
     ("meld 2 2 Jo", "only wild cards"),
-    ("meld K K", "at least three cards"),
+    ("meld", "needs the cards"),
     ("meld K K Z", "unknown card 'Z'"),
     ("discard", "exactly one card"),
-    ("discard 3h", "red three"),
     ("draw 5", "takes no cards"),
     ("add", "'add' takes"),
-    ("pile 3 3", "black three"),
-    ("meld 3 3 2", "without wild cards"),
+    ("meld 3h 3", "single rank, not black 3 and red 3"),
 ])
 def test_bad_text_gets_a_clear_error(text: str, message: str) -> None:
     with pytest.raises(NotationError, match=message):
         parse_move(text)
 
 
+@pytest.mark.parametrize(("text", "move", "reason"), [
+    ("meld 3h 3h 3h", Meld(RED3, 3), "red threes are laid face up"),
+    ("discard 3h", Discard(RED3), "red threes are laid face up"),
+    ("discard 3d", Discard(RED3), "red threes are laid face up"),
+    ("add 3h", Add(RED3, RED3), "red threes are laid face up"),
+    ("meld 3 3 2", Meld(BLACK3, 2, 1), "never with wild cards"),
+    ("meld 3 3", Meld(BLACK3, 2), "set of three or more"),
+    ("add 3", Add(BLACK3, BLACK3), "nothing can be added to black threes"),
+    ("meld K K", Meld(9, 2), "at least 3 cards"),
+])
+def test_a_real_move_the_rules_forbid_is_refused_by_apply(text: str, move: object,
+                                                           reason: str) -> None:
+    """Text naming a real move reads as that move; the rules refuse it, with their reason."""
+    assert parse_move(text) == move
+    st = apply(new_game("classic", seed=1), "draw")
+    with pytest.raises(IllegalMoveError, match=reason) as info:
+        apply(st, text)
+    assert info.value.move == move
+    assert not isinstance(info.value, NotationError)
+
+
 def test_pile_rank_must_match_the_top_card() -> None:
-    with pytest.raises(NotationError, match="top card of the pile is a K"):
-        parse_move("pile Q Q", top_rank=9)
+    assert parse_move("pile Q Q", top_rank=9) == TakePile(8, 2)
+    st = new_game("classic", seed=1)
+    top = KIND_OF[st.pile[-1]]
+    other = 9 if top != 9 else 8
+    text = "pile " + " ".join([format_move(Discard(other)).split()[1]] * 2)
+    with pytest.raises(IllegalMoveError, match="the top card of the pile is a"):
+        apply(st, text)
+
+
+def test_a_pile_under_a_black_three_is_refused_as_a_rule() -> None:
+    assert parse_move("pile 3 3") == TakePile(BLACK3, 2)
+    st = new_game("classic", seed=1)
+    with pytest.raises(IllegalMoveError):
+        apply(st, "pile 3 3")
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -30,8 +30,8 @@ def test_s5_1_no_meld_of_wild_cards_only_and_no_sequences() -> None:
 
 
 def test_s5_1_red_threes_are_never_melded() -> None:
-    with pytest.raises(ValueError, match="red three"):
-        mv(rich("9h 9d 9c 6c 7c 8c 10c 5c"), "meld 3h 3d 3h")
+    with pytest.raises(IllegalMoveError, match="red threes are laid face up"):
+        apply(rich("9h 9d 9c 6c 7c 8c 10c 5c"), "meld 3h 3d 3h")
 
 
 def test_s5_1_black_threes_only_as_a_going_out_set() -> None:

@@ -100,9 +100,11 @@ RANK_HELP = "a rank (A K Q J 10 9 8 7 6 5 4), 2 (wild), Jo (joker) or 3 (black t
 
 
 def parse_kind(token: str) -> int:
-    """Read a move token such as ``K``, ``10``, ``2``, ``Jo`` or ``9h`` (the suit is ignored).
+    """Read a move token such as ``K``, ``10``, ``2``, ``Jo`` or ``9h`` (the suit is ignored,
+    except that ``3h`` and ``3d`` are red threes).
 
-    Red threes are refused: they are never held, so no move can name one.
+    A red three reads as RED3: no legal move names one, and ``apply`` says why, so a move that
+    names one is refused as a rule, not as unreadable text.
     """
     raw = token.strip()
     if not raw:
@@ -115,9 +117,7 @@ def parse_kind(token: str) -> int:
     if suit is not None and head in _RANK_ALIASES and _RANK_ALIASES[head] not in (JOKER,):
         kind = _RANK_ALIASES[head]
         if kind == BLACK3 and suit in RED_SUITS:
-            raise CardParseError(
-                f"{raw!r} is a red three: red threes are laid down automatically, never played"
-            )
+            return RED3
         return kind
     raise CardParseError(f"unknown card {raw!r}: expected {RANK_HELP}")
 

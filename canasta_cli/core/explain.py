@@ -13,7 +13,17 @@ from .state import GameState, Phase
 
 
 def _name(kind: int) -> str:
-    return {DEUCE: "2", JOKER: "joker", BLACK3: "black 3"}.get(kind, KIND_TEXT[kind])
+    return {DEUCE: "2", JOKER: "joker", BLACK3: "black 3", RED3: "red 3"}.get(kind, KIND_TEXT[kind])
+
+
+def _names_red_three(move: Move) -> bool:
+    if isinstance(move, (Meld, TakePile)):
+        return move.rank == RED3
+    if isinstance(move, Add):
+        return RED3 in (move.rank, move.kind)
+    if isinstance(move, Discard):
+        return move.kind == RED3
+    return False
 
 
 def explain(state: GameState, move: Move) -> str:
@@ -34,6 +44,9 @@ def _reason(state: GameState, move: Move) -> str | None:  # noqa: C901 - one bra
         return "your partner asked 'may I go out?': answer yes or no"
     if isinstance(move, Answer):
         return "nobody has asked you 'may I go out?'"
+    if _names_red_three(move):
+        return ("red threes are laid face up as soon as they come to you (and replaced): no move"
+                " melds, adds, takes or discards one")
     seat = state.turn_seat
     side = rules.side_of(seat)
     hc = hand_counts(state.hands[seat])
@@ -162,14 +175,20 @@ def _meld_reason(state: GameState, mv: Meld, hc: list[int], side: int) -> str | 
     if is_natural_kind(mv.rank) and state.melds[side][mv.rank] is not None:
         return (f"your side already has a {_name(mv.rank)} meld: add to it with"
                 f" 'add {KIND_TEXT[mv.rank]}'")
-    lack = _lacks(hc, mv.rank, mv.naturals, mv.deuces, mv.jokers)
-    if lack:
-        return lack
     if mv.rank == BLACK3:
         if mv.deuces or mv.jokers:
             return "black threes are melded alone, never with wild cards"
         if mv.naturals < 3:
             return "black threes may be melded only as a set of three or more"
+    elif is_natural_kind(mv.rank):
+        problem = _composition(mv.naturals, mv.deuces + mv.jokers, rules.max_wilds_per_meld,
+                               rules.wild_le_natural)
+        if problem:
+            return problem
+    lack = _lacks(hc, mv.rank, mv.naturals, mv.deuces, mv.jokers)
+    if lack:
+        return lack
+    if mv.rank == BLACK3:
         if state.melds[side][BLACK3] is not None:
             return "your side already has its black-three set: one set per side"
         if state.permission is False:
@@ -186,6 +205,9 @@ def _meld_reason(state: GameState, mv: Meld, hc: list[int], side: int) -> str | 
 
 def _add_reason(state: GameState, mv: Add, hc: list[int], side: int) -> str | None:
     rules = state.rules
+    if mv.rank == BLACK3:
+        return ("nothing can be added to black threes: they are melded only as one set, when"
+                " going out")
     meld = state.melds[side][mv.rank] if 0 <= mv.rank < len(state.melds[side]) else None
     if meld is None:
         return f"your side has no {_name(mv.rank)} meld to add to"

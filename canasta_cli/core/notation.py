@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from .cards import BLACK3, DEUCE, JOKER, KIND_TEXT, CardParseError, parse_kind
+from .cards import BLACK3, DEUCE, JOKER, KIND_TEXT, RED3, CardParseError, parse_kind
 from .moves import (
     ASK,
     DRAW,
@@ -35,11 +35,20 @@ NOTATION_HELP = __doc__ or ""
 
 
 class NotationError(ValueError):
-    """Text that is not a move; the message says what was expected."""
+    """Text that is not a move; the message says what was expected.
+
+    Text that names a real move the rules forbid (``meld 3h 3h 3h``, ``meld 3 3 2``,
+    ``pile Q Q`` under a king) reads as that move, and ``apply`` refuses it with an
+    ``IllegalMoveError`` and the rule's reason: one kind of refusal per kind of mistake."""
+
+
+def _text(kind: int) -> str:
+    """A kind as a move token; a red three (never in a legal move) as ``3h``, so it reads back."""
+    return "3h" if kind == RED3 else KIND_TEXT[kind]
 
 
 def _tokens(rank: int, naturals: int, deuces: int, jokers: int) -> list[str]:
-    return ([KIND_TEXT[rank]] * naturals + [KIND_TEXT[DEUCE]] * deuces
+    return ([_text(rank)] * naturals + [KIND_TEXT[DEUCE]] * deuces
             + [KIND_TEXT[JOKER]] * jokers)
 
 
@@ -53,10 +62,10 @@ def format_move(move: Move) -> str:
         return "meld " + " ".join(_tokens(move.rank, move.naturals, move.deuces, move.jokers))
     if isinstance(move, Add):
         if move.kind == move.rank:
-            return f"add {KIND_TEXT[move.rank]}"
-        return f"add {KIND_TEXT[move.rank]} {KIND_TEXT[move.kind]}"
+            return f"add {_text(move.rank)}"
+        return f"add {_text(move.rank)} {_text(move.kind)}"
     if isinstance(move, Discard):
-        return f"discard {KIND_TEXT[move.kind]}"
+        return f"discard {_text(move.kind)}"
     if isinstance(move, Ask):
         return "ask"
     if isinstance(move, Answer):
@@ -86,11 +95,10 @@ def _shape(kinds: list[int], what: str) -> tuple[int, int, int, int]:
     if not ranks:
         raise NotationError(f"{what} needs natural cards of one rank, not only wild cards")
     if len(ranks) > 1:
-        names = " and ".join(KIND_TEXT[r] for r in ranks)
+        names = " and ".join("red 3" if r == RED3 else "black 3" if r == BLACK3 else KIND_TEXT[r]
+                             for r in ranks)
         raise NotationError(f"{what} must be of a single rank, not {names}")
     rank = ranks[0]
-    if rank == BLACK3 and (deuces or jokers):
-        raise NotationError("black threes are melded without wild cards")
     return rank, len(kinds) - deuces - jokers, deuces, jokers
 
 
@@ -110,23 +118,17 @@ def parse_move(text: str, top_rank: int | None = None) -> Move:
                 raise NotationError("a bare 'pile' needs to know the top card of the pile")
             return TakePile(top_rank)
         rank, n, d, j = _shape(_kinds(args), "the cards taken with the pile")
-        if rank == BLACK3:
-            raise NotationError("a pile topped by a black three can never be taken")
-        if top_rank is not None and rank != top_rank:
-            raise NotationError(
-                f"the top card of the pile is a {KIND_TEXT[top_rank]}: name the cards of that "
-                "rank you meld it with")
         return TakePile(rank, n, d, j)
     if verb == "meld":
-        if len(args) < 3:
-            raise NotationError("'meld' needs at least three cards, e.g. 'meld K K 2'")
+        if not args:
+            raise NotationError("'meld' needs the cards to meld, e.g. 'meld K K 2'")
         rank, n, d, j = _shape(_kinds(args), "a meld")
         return Meld(rank, n, d, j)
     if verb == "add":
         kinds = _kinds(args)
-        if len(kinds) == 1 and kinds[0] not in (DEUCE, JOKER, BLACK3):
+        if len(kinds) == 1 and kinds[0] not in (DEUCE, JOKER):
             return Add(kinds[0], kinds[0])
-        if len(kinds) == 2 and kinds[0] not in (DEUCE, JOKER, BLACK3):
+        if len(kinds) == 2 and kinds[0] not in (DEUCE, JOKER):
             return Add(kinds[0], kinds[1])
         raise NotationError("'add' takes the meld's rank and a card: 'add 7', 'add 7 2', 'add 7 Jo'")
     if verb == "discard":
