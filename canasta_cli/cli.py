@@ -70,6 +70,36 @@ def load_rules(name: str, options: list[str] | None) -> Ruleset:
         raise _fail(str(exc)) from None
 
 
+ScoresOpt = Annotated[str | None, typer.Option(
+    help="Start from these cumulative scores, one per side (per player without partners),"
+    " e.g. --scores 4995,1200: a game begun on paper, or a situation near the target.")]
+HandOpt = Annotated[int, typer.Option(
+    "--hand", help="Number of the first hand dealt (with --scores: the hand the game is at).",
+    min=1, max=10000)]
+
+
+def load_scores(text: str | None, rules: Ruleset) -> list[int] | None:
+    """--scores as a checked list, or a one-line error that says what is expected."""
+    from .core.engine import check_scores
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.replace(" ", ",").split(",") if p.strip()]
+    values = []
+    for p in parts:
+        digits = p[1:] if p[:1] in "+-" else p
+        if digits.isdecimal() and digits.isascii() and len(digits) > 8:
+            raise _fail(f"--scores: {p[:20]!r} is far too large for a Canasta score")
+        if not digits.isdecimal() or not digits.isascii():
+            raise _fail(f"--scores: {p[:20]!r} is not a whole number; give one score per"
+                        f" {'side' if rules.partnerships else 'player'}, e.g. --scores "
+                        + ",".join(["4995", "1200", "0"][:rules.sides] + ["0"] * (rules.sides - 3)))
+        values.append(int(p))
+    try:
+        return list(check_scores(rules, values))
+    except ValueError as exc:
+        raise _fail(f"--scores: {exc}") from None
+
+
 def check_dealer(dealer: int | None, rules: Ruleset) -> None:
     if dealer is not None and not 0 <= dealer < rules.players:
         raise _fail(f"--dealer must be a seat from 0 to {rules.players - 1} ({rules.name} has"
@@ -126,13 +156,16 @@ def position(
     = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print the observation as JSON.")]
     = False,
+    scores: ScoresOpt = None,
+    hand: HandOpt = 1,
 ) -> None:
-    """Set up a position (stacked deck and moves) and show it with every legal move."""
+    """Set up a position (stacked deck, scores and moves) and show it with every legal move."""
     from .core import IllegalMoveError, NotationError, format_move, observation
     from .ui.render import Style, render_table
     r = load_rules(rules, set_)
+    start = load_scores(scores, r)
     decks = load_decks(deck, r, dealer, seed)
-    state = new_game(r, seed=seed, decks=decks, dealer=dealer)
+    state = new_game(r, seed=seed, decks=decks, dealer=dealer, scores=start, hand_no=hand)
     for i, text in enumerate(t.strip() for t in moves.replace("\n", ";").split(";")):
         if not text:
             continue
@@ -179,6 +212,8 @@ def play(
     deck: Annotated[Path | None, typer.Option(
         help="Stacked deck file (docs/ENGINE.md): practise a situation.")] = None,
     dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None,
+    scores: ScoresOpt = None,
+    hand: HandOpt = 1,
 ) -> None:
     """Play Canasta at the prompt against built-in players or bots."""
     import random as _random
@@ -198,7 +233,9 @@ def play(
                                                 ("--set", bool(set_)), ("--seed", seed is not None),
                                                 ("--seat", bool(seat)), ("--save-dir", bool(save_dir)),
                                                 ("--deck", deck is not None),
-                                                ("--dealer", dealer is not None))
+                                                ("--dealer", dealer is not None),
+                                                ("--scores", scores is not None),
+                                                ("--hand", hand != 1))
                        if given]
             if ignored:
                 typer.echo(f"note: {', '.join(ignored)} ignored with --resume: the save decides"
@@ -209,6 +246,7 @@ def play(
             table.terminal.show(f"Resuming {resume} ({len(args['prefix'])} moves so far).")
         else:
             r = load_rules(rules, set_)
+            start = load_scores(scores, r)
             specs = seat or playmod.default_seats(r.players)
             if len(specs) != r.players:
                 raise _fail(f"{r.name} needs {r.players} seats (--seat once per player), got"
@@ -220,10 +258,10 @@ def play(
             record = playmod.new_save_path(save_dir or playmod.save_dir())
             args = {"specs": specs, "rules": r, "seed": game_seed, "dealer": dealer,
                     "decks": load_decks(deck, r, dealer, game_seed) or None, "prefix": None,
-                    "secret": None}
+                    "secret": None, "scores": start, "hand_no": hand}
         result = playmod.run(args["specs"], args["rules"], args["seed"], record, table, tc,
                              args["dealer"], args["decks"], args["prefix"], args["secret"],
-                             sandbox)
+                             sandbox, args["scores"], args["hand_no"])
     except RecordError as exc:
         raise _fail(str(exc)) from None
     except ValueError as exc:
@@ -262,13 +300,16 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
          = False,
          delay: Annotated[float, typer.Option(
              help="Show every move, pausing this many seconds after each.", min=0.0)] = 0.0,
+         scores: ScoresOpt = None,
+         hand: HandOpt = 1,
          ) -> None:
     """Watch built-in random players play a whole game; prints each hand's scores."""
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
     r = load_rules(rules, set_)
+    start = load_scores(scores, r)
     decks = load_decks(deck, r, dealer, seed)
-    state = new_game(r, seed=seed, decks=decks, dealer=dealer)
+    state = new_game(r, seed=seed, decks=decks, dealer=dealer, scores=start, hand_no=hand)
     rng = random.Random(seed)
     shown = 0
     label = "Side" if r.partnerships else "Player"
@@ -343,6 +384,8 @@ def match(
         help="Microseconds to poll for a bot's answer before sleeping (0: sleep at once).",
         min=0)] = 300,
     sandbox: SandboxOpt = False,
+    scores: ScoresOpt = None,
+    hand: HandOpt = 1,
 ) -> None:
     """Play games between bots and print a results table."""
     from .match import run_match
@@ -353,13 +396,14 @@ def match(
                     f"{len(seat)}")
     if on_failure not in ("default", "forfeit"):
         raise _fail("--on-failure takes 'default' or 'forfeit'")
+    start = load_scores(scores, r)
     check_sandbox(sandbox)
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     hide(*(d for d in (record, transcript) if d is not None))
     try:
         result = run_match(seat, r, games, seed, record, tc,
                            "forfeit" if on_failure == "forfeit" else "default", transcript,
-                           spin_us, sandbox)
+                           spin_us, sandbox, start, hand)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if as_json:

@@ -33,6 +33,11 @@ def describe_event(e: dict[str, Any], label: Label = _seat) -> str:  # noqa: C90
                                                       else "")
     if t == "took_pile":
         return f"{who} takes the pile: {e['top']} with {' '.join(e['with']) or 'their meld'}"
+    if t == "partners":
+        a, b = (label(int(s)) for s in e["partners"])
+        merged = e.get("merged") or []
+        return (f"{label(int(e['lone']))} plays alone this hand; {a} and {b} are partners"
+                + (f" (their {', '.join(merged)} melds are now one)" if merged else ""))
     if t == "picked_up":
         return f"{who} picks up {len(e['cards'])} cards: {' '.join(e['cards'])}"
     if t == "meld":

@@ -73,7 +73,8 @@ def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
               record_dir: Path | None, time_control: TimeControl,
               on_failure: FailurePolicy = "default",
               transcript_dir: Path | None = None, spin_us: int = 300,
-              sandbox: bool = False) -> MatchResult:
+              sandbox: bool = False, scores: list[int] | None = None,
+              hand_no: int = 1) -> MatchResult:
     """Bots stay alive across games; see ``game_seeds`` for the seeds."""
     seeds = game_seeds(games, seed)
     log_dir = record_dir or Path(tempfile.mkdtemp(prefix="canasta-logs-"))
@@ -85,7 +86,7 @@ def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
     results = []
     try:
         for g in range(1, games + 1):
-            results.append(referee.play(g, seed=seeds[g - 1]))
+            results.append(referee.play(g, seed=seeds[g - 1], scores=scores, hand_no=hand_no))
     finally:
         referee.close()
     return MatchResult(rules, specs, results, log_dir)

@@ -107,7 +107,7 @@ def load_save(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool,
 def run(specs: list[str], rules: Ruleset, seed: int, record: Path, table: SharedTable,
         time_control: TimeControl, dealer: int | None = None, decks: list[list[int]] | None = None,
         prefix: list[dict[str, Any]] | None = None, secret: Path | None = None,
-        sandbox: bool = False) -> GameResult:
+        sandbox: bool = False, scores: list[int] | None = None, hand_no: int = 1) -> GameResult:
     # Bots' stderr logs sit beside the save, in a folder of their own per game.
     seats = build_seats(specs, seed, table, record.with_suffix(".logs"), sandbox)
     for seat in seats:
@@ -121,7 +121,8 @@ def run(specs: list[str], rules: Ruleset, seed: int, record: Path, table: Shared
                 why = rep.errors[0] if rep.errors else rep.status
                 raise SeatStartError(f"seat {i} ({specs[i]}) could not start: {why}")
         return referee.play(1, seed=seed, decks=decks, dealer=dealer, prefix=prefix,
-                            record_file=record, secret_file=secret or secret_path(record))
+                            record_file=record, secret_file=secret or secret_path(record),
+                            scores=scores, hand_no=hand_no)
     finally:
         referee.close()
 
@@ -157,7 +158,9 @@ def resume_args(path: Path) -> dict[str, Any]:
         if len(specs) != rules.players:
             raise ValueError(f"{len(specs)} seats for {rules.players} players")
         secret_name = header.get("secret")
+        start = header.get("start") or {}
         return {"specs": specs, "rules": rules, "seed": int(secret["seed"]),
+                "scores": start.get("scores"), "hand_no": int(start.get("hand_no", 1)),
                 "dealer": int(header.get("dealer", secret.get("dealer", 0))), "decks": decks,
                 "prefix": moves,
                 "secret": secrets_dir() / str(secret_name) if secret_name else None}

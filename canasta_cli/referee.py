@@ -190,7 +190,8 @@ class Referee:
     # A game ----------------------------------------------------------------------------------
     def play(self, game: int = 1, seed: int = 0, decks: list[list[int]] | None = None,
              dealer: int | None = None, prefix: list[dict[str, Any]] | None = None,
-             record_file: Path | None = None, secret_file: Path | None = None) -> GameResult:
+             record_file: Path | None = None, secret_file: Path | None = None,
+             scores: list[int] | None = None, hand_no: int = 1) -> GameResult:
         """Play one game.  ``prefix`` holds recorded ``move`` lines to replay first (resuming a
         saved game): the seats see those events but are not asked.  A person quitting
         (``Interrupted``) ends the game as "saved"; its record is the save.
@@ -198,10 +199,14 @@ class Referee:
         The record is sealed while the game runs: it holds what every seat may see and no
         more (no seed, no deck, no hidden card), and a ``reveal`` line with the seed and decks
         is added when the game is over.  ``secret_file`` (saved games) keeps the seed and decks
-        meanwhile, for resuming; it is removed once the reveal is written."""
+        meanwhile, for resuming; it is removed once the reveal is written.
+
+        ``scores`` and ``hand_no`` start the game from given totals (``new_game``); the record's
+        header keeps them as ``start`` so that it replays."""
         self.start()
         rules = self.rules
-        state = new_game(rules, seed=seed, decks=decks or [], dealer=dealer)
+        state = new_game(rules, seed=seed, decks=decks or [], dealer=dealer, scores=scores,
+                         hand_no=hand_no)
         names = [s.name for s in self.seats]
         record = self._open_record(game, record_file)
         # A fresh report per game; a bot whose process is gone stays out, with its status.
@@ -214,6 +219,8 @@ class Referee:
         header = {"type": "header", "protocol": PROTOCOL, "game": game, "sealed": True,
                   "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
                   "time": self.time.to_json(), "on_failure": self.on_failure}
+        if scores is not None or hand_no != 1:
+            header["start"] = {"scores": list(state.scores), "hand_no": hand_no}
         secret = {"seed": seed, "dealer": state.dealer,
                   "decks": [[TEXT_OF[c] for c in d] for d in state.stacked]}
         if secret_file is not None:

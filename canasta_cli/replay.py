@@ -105,8 +105,10 @@ def replay(lines: list[dict[str, Any]], secret: dict[str, Any] | None = None) ->
     try:
         rules = Ruleset.from_dict(header["rules"])
         decks = [parse_card_sequence(d, rules.decks) for d in parts.get("decks", [])]
+        start = header.get("start") or {}
         state = new_game(rules, seed=int(parts["seed"]), decks=decks,
-                         dealer=header.get("dealer", parts.get("dealer")))
+                         dealer=header.get("dealer", parts.get("dealer")),
+                         scores=start.get("scores"), hand_no=start.get("hand_no", 1))
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordError(f"bad header: {exc}") from None
     sealed = bool(header.get("sealed"))

@@ -66,7 +66,8 @@ class Oracle:
                 if n > hc[r] or d > hc[DEUCE] or j > hc[JOKER]:
                     continue
                 n2, w2 = nat[r] + n, wild[r] + d + j
-                if n2 < 2 or w2 > maxw or (c4 and w2 > n2):
+                # Limits bind added wild cards: a cut-throat merged meld may hold more already.
+                if n2 < 2 or (d + j and (w2 > maxw or (c4 and w2 > n2))):
                     continue
                 yield (Meld(r, n, d, j) if not ex[r] else
                        Add(r, r if n else DEUCE if d else JOKER)), self.after(key, r, n, d, j)

@@ -21,7 +21,8 @@ def test_every_reference_flag_is_a_field() -> None:
 
 
 def test_presets_exist() -> None:
-    assert set(PRESETS) == {"classic", "two-player", "three-player", "six-player", "pagat"}
+    assert set(PRESETS) == {"classic", "two-player", "three-player", "three-player-cutthroat",
+                            "six-player", "pagat"}
     assert preset("classic") is CLASSIC
 
 

@@ -56,19 +56,31 @@ def complete_deck(rules: Ruleset, top: Sequence[int], seed: int, hand_no: int) -
     return deck
 
 
+MAX_START_SCORE = 1_000_000
+
+
 def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
              decks: Sequence[Sequence[int] | Sequence[str] | str] = (),
-             dealer: int | None = None) -> GameState:
+             dealer: int | None = None, scores: Sequence[int] | None = None,
+             hand_no: int = 1) -> GameState:
     """A new game, its first hand dealt.
 
-    ``rules`` is a Ruleset or a preset name.  ``decks`` stacks the deck of hand 1, 2, ...
-    (top card first, possibly partial), as card ids, card texts (``["Ah", "10s", "Jo"]``) or
-    one string of them; later hands are shuffled from ``seed``.  ``dealer`` defaults to a
-    seat drawn from the seed.
+    ``rules`` is a Ruleset or a preset name.  ``decks`` stacks the deck of the first hand,
+    the second, ... (top card first, possibly partial), as card ids, card texts
+    (``["Ah", "10s", "Jo"]``) or one string of them; later hands are shuffled from ``seed``.
+    ``dealer`` (the first hand's dealer) defaults to a seat drawn from the seed.
+
+    ``scores`` starts the game at these cumulative totals, one per side (a game begun on
+    paper, or a situation near the target): the minimums and the end of the game follow from
+    them.  ``hand_no`` numbers the first hand dealt; the deck of an unstacked hand depends on
+    (seed, hand number), and ``max_hands`` counts the hands played from here.
     """
     if isinstance(rules, str):
         from .rules import preset
         rules = preset(rules)
+    start = check_scores(rules, scores)
+    if isinstance(hand_no, bool) or not isinstance(hand_no, int) or not 1 <= hand_no <= 10_000:
+        raise ValueError(f"hand_no must be a whole number from 1 to 10000, not {hand_no!r}")
     orders = [_deck_ids(d, rules) for d in decks]
     if dealer is None:
         dealer = random.Random(f"canasta/{seed}/dealer").randrange(rules.players)
@@ -77,10 +89,11 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     st = object.__new__(GameState)
     st.rules = rules
     st.seed = seed
-    st.stacked = tuple(complete_deck(rules, d, seed, i + 1) for i, d in enumerate(orders))
-    st.hand_no = 0
+    st.stacked = tuple(complete_deck(rules, d, seed, hand_no + i) for i, d in enumerate(orders))
+    st.first_hand = hand_no
+    st.hand_no = hand_no - 1
     st.dealer = (dealer - 1) % rules.players
-    st.scores = (0,) * rules.sides
+    st.scores = start
     st.results = ()
     st.winner = None
     st.game_end_reason = None
@@ -89,6 +102,41 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     st._legal = None
     _deal(st)
     return st
+
+
+def check_scores(rules: Ruleset, scores: Sequence[int] | None) -> tuple[int, ...]:
+    """Checked starting totals: one whole multiple of 5 per side, and not a finished game."""
+    if scores is None:
+        return (0,) * rules.sides
+    values = list(scores)
+    who = "side" if rules.partnerships else "player"
+    if len(values) != rules.sides:
+        raise ValueError(f"{rules.name} keeps {rules.sides} scores (one per {who}), got"
+                         f" {len(values)}")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"a score must be a whole number, not {v!r}")
+        if abs(v) > MAX_START_SCORE:
+            raise ValueError(f"a score must lie between -{MAX_START_SCORE} and"
+                             f" {MAX_START_SCORE}")
+        if v % 5:
+            raise ValueError(f"a Canasta score is a multiple of 5, not {v}")
+    over = game_over_reason(rules, values)
+    if over is not None:
+        raise ValueError(f"at {', '.join(map(str, values))} the game is already over: "
+                         + (f"a {who} has reached the target of {rules.target}" if over == "target"
+                            else f"the leaders are tied at or above {rules.target}, a draw"))
+    return tuple(values)
+
+
+def game_over_reason(rules: Ruleset, scores: Sequence[int]) -> str | None:
+    """Whether totals end the game after a hand: "target", "draw", or None to play on."""
+    best = max(scores)
+    if best < rules.target:
+        return None
+    if sum(1 for s in scores if s == best) == 1:
+        return "target"
+    return "draw" if rules.tie_policy == "draw" else None
 
 
 def _deck_ids(deck: Sequence[int] | Sequence[str] | str, rules: Ruleset) -> list[int]:
@@ -164,7 +212,7 @@ def _deal(st: GameState) -> None:
     n = rules.players
     st.hand_no += 1
     st.dealer = (st.dealer + 1) % n
-    idx = st.hand_no - 1
+    idx = st.hand_no - st.first_hand
     deck = st.stacked[idx] if idx < len(st.stacked) else shuffled_deck(rules, st.seed, st.hand_no)
     _log(st, ev.HandStarted(st.hand_no, st.dealer, deck,
                             tuple(rules.initial_minimum(s) for s in st.scores)))
@@ -194,6 +242,8 @@ def _deal(st: GameState) -> None:
     st.pile = tuple(pile)
     st.pile_frozen = frozen
     st.melds = tuple(EMPTY_MELDS for _ in range(rules.sides))
+    st.team = tuple(rules.side_of(s) for s in range(n))
+    st.lone = None
     st.red3 = tuple(() for _ in range(rules.sides))
     st.seat_melded = (False,) * n
     st.hand_turns = 0
@@ -230,8 +280,7 @@ def _start_turn(st: GameState, seat: int) -> None:
     st.phase = Phase.DRAW
     st.turn_no += 1
     st.hand_turns += 1
-    side = st.rules.side_of(seat)
-    st.side_open_at_start = st.side_has_melded(side)
+    st.side_open_at_start = st.side_has_melded(st.team[seat])
     st.seat_melded_at_start = st.seat_melded[seat]
     st.opening_total = 0
     st.took_pile = False
@@ -313,7 +362,7 @@ def _mark_melded(st: GameState, seat: int) -> None:
 
 def _take(st: GameState, mv: TakePile) -> None:
     seat = st.turn_seat
-    side = st.rules.side_of(seat)
+    side = st.team[seat]
     top = st.pile[-1]
     rest = st.pile[:-1]
     picked = _pick_meld_cards(st, seat, mv.rank, mv.naturals, mv.deuces, mv.jokers)
@@ -335,7 +384,9 @@ def _take(st: GameState, mv: TakePile) -> None:
     st.took_pile = True
     st.pile = rest
     _log(st, ev.PileTaken(seat, top, tuple(picked)))
-    minimum = st.rules.initial_minimum(st.scores[side])
+    if st.rules.cutthroat and st.lone is None:
+        _form_partners(st, seat)
+    minimum = st.rules.initial_minimum(st.scores[st.rules.side_of(seat)])
     if st.side_open_at_start or st.opening_total >= minimum:
         _pick_up(st, seat)
         st.phase = Phase.MELD
@@ -364,7 +415,7 @@ def _pick_up(st: GameState, seat: int) -> None:
 def _after_meld_action(st: GameState, seat: int) -> None:
     _mark_melded(st, seat)
     if st.pile_pending:
-        side = st.rules.side_of(seat)
+        side = st.rules.side_of(seat)  # the minimum goes by the player's side's own score
         if st.opening_total >= st.rules.initial_minimum(st.scores[side]):
             _pick_up(st, seat)
             st.phase = Phase.MELD
@@ -373,7 +424,7 @@ def _after_meld_action(st: GameState, seat: int) -> None:
 
 def _meld(st: GameState, mv: Meld) -> None:
     seat = st.turn_seat
-    side = st.rules.side_of(seat)
+    side = st.team[seat]
     picked = _pick_meld_cards(st, seat, mv.rank, mv.naturals, mv.deuces, mv.jokers)
     concealed = (mv.rank != BLACK3 and len(picked) >= 7
                  and not any(c in st.from_pile for c in picked))
@@ -388,7 +439,7 @@ def _meld(st: GameState, mv: Meld) -> None:
 
 def _add(st: GameState, mv: Add) -> None:
     seat = st.turn_seat
-    side = st.rules.side_of(seat)
+    side = st.team[seat]
     card = _pick(st, seat, mv.kind, 1)[0]
     old = st.melds[side][mv.rank]
     assert old is not None
@@ -431,7 +482,7 @@ def _went_out_concealed(st: GameState, seat: int) -> bool:
         return False
     if st.took_pile and rules.concealed_forbids_pile:
         return False
-    side = rules.side_of(seat)
+    side = st.team[seat]
     return any(m is not None and m.owner == seat and m.created_turn == st.turn_no
                and m.is_canasta for m in st.melds[side])
 
@@ -439,32 +490,61 @@ def _went_out_concealed(st: GameState, seat: int) -> bool:
 def _go_out(st: GameState, seat: int) -> None:
     concealed = _went_out_concealed(st, seat)
     _log(st, ev.WentOut(seat, concealed))
+    if st.rules.cutthroat and st.lone is None:
+        _form_partners(st, seat)
     _end_hand(st, "went_out", seat, concealed)
+
+
+def _form_partners(st: GameState, lone: int) -> None:
+    """Cut-throat (§14.2): ``lone`` plays alone; the other two now share one row of melds,
+    the lower seat's, where a rank both had melded becomes one meld (the older one's owner
+    and concealed status are kept, so a canasta laid whole stays concealed)."""
+    a, b = (s for s in range(st.rules.players) if s != lone)
+    row = list(st.melds[a])
+    merged: list[int] = []
+    for rank, other in enumerate(st.melds[b]):
+        if other is None:
+            continue
+        mine = row[rank]
+        if mine is None:
+            row[rank] = other
+            continue
+        first, second = (mine, other) if mine.created_turn <= other.created_turn else (other, mine)
+        row[rank] = MeldState(rank, first.cards + second.cards, first.wilds + second.wilds,
+                              first.owner, first.created_turn, first.concealed or second.concealed)
+        merged.append(rank)
+    melds = list(st.melds)
+    melds[a] = tuple(row)
+    melds[b] = EMPTY_MELDS
+    st.melds = tuple(melds)
+    team = list(st.team)
+    team[b] = a
+    st.team = tuple(team)
+    st.lone = lone
+    _log(st, ev.PartnersFormed(lone, (a, b), tuple(merged)))
 
 
 def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool) -> None:
     rules = st.rules
-    out_side = rules.side_of(out_seat) if out_seat is not None else None
+    out_row = st.team[out_seat] if out_seat is not None else None
     sides = []
     for side in range(rules.sides):
+        # Each side scores its row of melds and its players' hands; in cut-throat a side is a
+        # player, and partners both score their shared row (red threes stay their own).
+        row = st.team[side] if rules.cutthroat else side
         bonus = 0
-        if side == out_side:
+        if row == out_row:
             bonus = rules.concealed_going_out_bonus if concealed else rules.going_out_bonus
-        hands = [st.hands[s] for s in rules.seats_of(side)]
-        sides.append(score_side(rules, side, st.melds[side], len(st.red3[side]), hands, bonus))
+        hands = [st.hands[s] for s in range(rules.players) if st.team[s] == row]
+        sides.append(score_side(rules, side, st.melds[row], len(st.red3[side]), hands, bonus))
     result = HandResult(st.hand_no, reason, out_seat, concealed, tuple(sides))
     st.scores = tuple(a + b for a, b in zip(st.scores, result.totals, strict=True))
     st.results = st.results + (result,)
     _log(st, ev.HandEnded(st.hand_no, reason, st.hands, result, st.scores))
     best = max(st.scores)
     leaders = [i for i, s in enumerate(st.scores) if s == best]
-    over = None
-    if best >= rules.target:
-        if len(leaders) == 1:
-            over = "target"
-        elif rules.tie_policy == "draw":
-            over = "draw"
-    if over is None and st.hand_no >= rules.max_hands:
+    over = game_over_reason(rules, st.scores)
+    if over is None and st.hand_no - st.first_hand + 1 >= rules.max_hands:
         over = "hand_limit"
     if over is None and reason == "turn_limit":
         over = "turn_limit"

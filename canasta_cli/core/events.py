@@ -116,6 +116,21 @@ class PilePickedUp(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PartnersFormed(Event):
+    """Cut-throat: ``lone`` plays alone for the rest of the hand; ``partners`` share melds.
+
+    ``merged`` lists the ranks on which both partners had a meld, now one meld."""
+
+    lone: int
+    partners: tuple[int, int]
+    merged: tuple[int, ...] = ()
+
+    def full(self) -> dict[str, Any]:
+        return {"type": "partners", "lone": self.lone, "partners": list(self.partners),
+                "merged": [KIND_TEXT[r] for r in self.merged]}
+
+
+@dataclass(frozen=True, slots=True)
 class Melded(Event):
     seat: int
     rank: int

@@ -48,9 +48,9 @@ def _reason(state: GameState, move: Move) -> str | None:  # noqa: C901 - one bra
         return ("red threes are laid face up as soon as they come to you (and replaced): no move"
                 " melds, adds, takes or discards one")
     seat = state.turn_seat
-    side = rules.side_of(seat)
+    side = state.team[seat]
     hc = hand_counts(state.hands[seat])
-    minimum = rules.initial_minimum(state.scores[side])
+    minimum = rules.initial_minimum(state.scores[rules.side_of(seat)])
     if phase is Phase.DRAW:
         if isinstance(move, (Meld, Add, Discard, Ask)):
             if not state.stock:
@@ -134,7 +134,7 @@ def _take_reason(state: GameState, mv: TakePile, hc: list[int], minimum: int) ->
     if blocked:
         return blocked
     rules = state.rules
-    side = rules.side_of(state.turn_seat)
+    side = state.team[state.turn_seat]
     top = KIND_OF[state.pile[-1]]
     if mv.rank != top:
         return f"the top card of the pile is a {_name(top)}, not a {_name(mv.rank)}"

@@ -157,7 +157,8 @@ def _children(s: Situation) -> list[Situation]:
             if n > hc[r] or d > hc[DEUCE] or j > hc[JOKER]:
                 continue
             nat, wild = s.nat[r] + n, s.wild[r] + d + j
-            if nat < 2 or wild > maxw or (c4 and wild > nat):
+            # Only added wild cards are limited: a cut-throat merged meld may already hold more.
+            if nat < 2 or (d + j and (wild > maxw or (c4 and wild > nat))):
                 continue
             t = s.copy()
             t.add_to_meld(r, n, d, j)
@@ -211,7 +212,7 @@ def _greedy_opening(s: Situation) -> tuple[int, int]:
         if s.ex[r]:
             value += n * KIND_VALUE[r]
             used += n
-            cap += (min(maxw, s.nat[r] + n) if c4 else maxw) - s.wild[r]
+            cap += max(0, (min(maxw, s.nat[r] + n) if c4 else maxw) - s.wild[r])
         elif n >= 3:
             value += n * KIND_VALUE[r]
             used += n
@@ -305,7 +306,7 @@ def _all_melded(s: Situation, discard: int | None) -> bool:
         if s.ex[r]:
             nat = s.nat[r] + n
             size = nat + s.wild[r]
-            cap = (min(maxw, nat) if c4 else maxw) - s.wild[r]
+            cap = max(0, (min(maxw, nat) if c4 else maxw) - s.wild[r])
         elif n == 0:
             continue
         elif n == 1:

@@ -41,7 +41,7 @@ def situation(state: GameState) -> Situation:
     """The current player's turn as counts (also used for a pile take, see ``_after_take``)."""
     rules = state.rules
     seat = state.turn_seat
-    side = rules.side_of(seat)
+    side = state.team[seat]
     s = object.__new__(Situation)
     s.hc = hand_counts(state.hands[seat])
     melds = state.melds[side]
@@ -61,7 +61,7 @@ def situation(state: GameState) -> Situation:
     s.opening = not state.side_open_at_start
     s.started = s.opening and any(s.ex)
     s.total = state.opening_total
-    s.minimum = rules.initial_minimum(state.scores[side])
+    s.minimum = rules.initial_minimum(state.scores[rules.side_of(seat)])
     s.pending = state.pile_pending
     s.pending_counts = hand_counts(tuple(c for c in state.pile if KIND_OF[c] != RED3)) \
         if state.pile_pending else [0] * N_KINDS
@@ -104,6 +104,8 @@ def pile_blocker(state: GameState) -> str | None:
 
 
 def frozen_against(state: GameState, side: int) -> bool:
+    """Frozen for the meld row ``side`` (``state.meld_side(seat)``): by a wild card or red
+    three in it, or because that row holds no meld yet."""
     return state.pile_frozen or not state.side_has_melded(side)
 
 
@@ -113,7 +115,7 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
         return [], False
     rules = state.rules
     seat = state.turn_seat
-    side = rules.side_of(seat)
+    side = state.team[seat]
     rank = KIND_OF[state.pile[-1]]
     hc = hand_counts(state.hands[seat])
     existing = state.melds[side][rank]
@@ -144,7 +146,7 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
         if existing is not None:
             nat = len(existing.cards) - existing.wilds + n + 1
             lim = min(maxw, nat) if c4 else maxw
-            if existing.wilds + d + j > lim:
+            if d + j and existing.wilds + d + j > lim:
                 continue
         s = base.copy()
         _after_take(s, state, rank, n, d, j)

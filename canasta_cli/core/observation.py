@@ -14,6 +14,7 @@ def observation(state: GameState, seat: int, history: bool = True) -> dict[str, 
     history.  Nothing in it depends on cards the seat cannot see."""
     rules = state.rules
     side = rules.side_of(seat)
+    row = state.team[seat]
     top = state.top
     obs: dict[str, Any] = {
         "seat": seat,
@@ -32,12 +33,13 @@ def observation(state: GameState, seat: int, history: bool = True) -> dict[str, 
         "pile_top": TEXT_OF[top] if top is not None else None,
         "pile_size": len(state.pile),
         "pile_frozen": state.pile_frozen,
-        "pile_frozen_for_me": frozen_against(state, side),
+        "pile_frozen_for_me": frozen_against(state, row),
         "pile_stopped": top is not None and KIND_OF[top] in (DEUCE, JOKER, BLACK3),
         "stock_size": len(state.stock),
         "scores": list(state.scores),
         "minimums": [rules.initial_minimum(s) for s in state.scores],
-        "side_melded": [state.side_has_melded(s) for s in range(rules.sides)],
+        "side_melded": [state.side_has_melded(state.team[s] if rules.cutthroat else s)
+                        for s in range(rules.sides)],
         "turn": {
             "took_pile": state.took_pile,
             "opening_total": state.opening_total,
@@ -45,6 +47,9 @@ def observation(state: GameState, seat: int, history: bool = True) -> dict[str, 
             "permission": state.permission,
         },
     }
+    if rules.cutthroat:
+        obs["lone_hand"] = state.lone
+        obs["meld_side"] = list(state.team)
     if state.phase is Phase.GAME_OVER:
         obs["winner"] = state.winner
         obs["end_reason"] = state.game_end_reason

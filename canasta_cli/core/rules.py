@@ -53,6 +53,7 @@ class Ruleset:
     six_player_150_threshold: int = 7500
     max_hands: int = 200
     max_turns: int = 20000
+    cutthroat: bool = False
 
     def __post_init__(self) -> None:
         problems = list(_problems(self))
@@ -124,7 +125,12 @@ class Ruleset:
         return dataclasses.replace(self, **options)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        """Every option; ``cutthroat`` only when on, so that records and messages of the other
+        games stay exactly as they were before the option existed."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if not self.cutthroat:
+            del out["cutthroat"]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ruleset:
@@ -162,6 +168,8 @@ def _problems(r: Ruleset) -> list[str]:
     if r.players not in (2, 3, 4, 6):
         out.append(f"players must be 2, 3, 4 or 6, not {r.players}")
         return out
+    if r.cutthroat and r.players != 3:
+        out.append(f"cutthroat is a three-player game, not one for {r.players} players")
     if not 1 <= r.draw_count <= 3:
         out.append("draw_count must be 1, 2 or 3")
     if r.hand_size < 1 or r.hand_size * r.players + 20 > 54 * r.decks:
@@ -185,6 +193,9 @@ PRESETS: dict[str, Ruleset] = {
     "two-player": Ruleset(name="two-player", players=2, hand_size=15, draw_count=2,
                           canastas_to_go_out=2),
     "three-player": Ruleset(name="three-player", players=3, hand_size=13),
+    "three-player-cutthroat": Ruleset(name="three-player-cutthroat", players=3, hand_size=13,
+                                      draw_count=2, canastas_to_go_out=2, target=7500,
+                                      cutthroat=True),
     "six-player": Ruleset(name="six-player", players=6, hand_size=13, target=10000,
                           canastas_to_go_out=2),
     "pagat": Ruleset(name="pagat", concealed_canasta_bonus=0, wild_le_natural=False,
@@ -232,7 +243,9 @@ def parse_option(text: str) -> tuple[str, Any]:
 def describe(r: Ruleset) -> list[tuple[str, str]]:
     """Every option in plain words, for `canasta rules`."""
     side = "side" if r.partnerships else "player"
-    seats = {2: "2 players, each alone", 3: "3 players, each alone",
+    seats = {2: "2 players, each alone",
+             3: "3 players: the first to take the pile plays alone, the other two as partners"
+             if r.cutthroat else "3 players, each alone",
              4: "4 players in two partnerships, partners opposite",
              6: "6 players in two partnerships of three, alternating"}[r.players]
     return [
@@ -291,4 +304,9 @@ def describe(r: Ruleset) -> list[tuple[str, str]]:
         ("max_hands", f"a game stops after {r.max_hands} hands at most (the higher total wins)"),
         ("max_turns", f"a game stops after {r.max_turns} turns at most: the hand in progress is"
          " scored as it stands"),
+        ("cutthroat", "cut-throat: until the pile is first taken everyone plays alone; the taker"
+         " (or a player going out before that) is the lone hand and the other two merge their"
+         " melds as partners for the rest of the hand; partners score the partnership's total,"
+         " but red threes count for their owner alone; minimums go by each player's own score"
+         if r.cutthroat else "off: no cut-throat partnerships"),
     ]

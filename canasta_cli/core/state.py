@@ -80,17 +80,18 @@ class GameState:
     """Everything about a game in progress.  Treat as immutable: use ``engine.apply``."""
 
     __slots__ = (
-        "rules", "seed", "stacked", "hand_no", "dealer", "phase", "actor", "turn_seat",
+        "rules", "seed", "stacked", "first_hand", "hand_no", "dealer", "phase", "actor", "turn_seat",
         "hands", "stock", "pile", "pile_frozen", "melds", "red3", "scores", "turn_no",
         "hand_turns", "side_open_at_start", "seat_melded", "seat_melded_at_start",
         "opening_total", "took_pile", "pile_pending", "from_pile", "acted", "asked",
         "permission", "foreign_add", "committed_out", "results", "winner", "game_end_reason",
-        "log", "_legal",
+        "log", "team", "lone", "_legal",
     )
 
     rules: Ruleset
     seed: int
     stacked: tuple[tuple[int, ...], ...]
+    first_hand: int
     hand_no: int
     dealer: int
     phase: Phase
@@ -121,6 +122,8 @@ class GameState:
     winner: int | None
     game_end_reason: str | None
     log: tuple[Any, ...] | None
+    team: tuple[int, ...]
+    lone: int | None
     _legal: Any
 
     def _copy(self) -> GameState:
@@ -128,6 +131,7 @@ class GameState:
         new.rules = self.rules
         new.seed = self.seed
         new.stacked = self.stacked
+        new.first_hand = self.first_hand
         new.hand_no = self.hand_no
         new.dealer = self.dealer
         new.phase = self.phase
@@ -158,6 +162,8 @@ class GameState:
         new.winner = self.winner
         new.game_end_reason = self.game_end_reason
         new.log = self.log
+        new.team = self.team
+        new.lone = self.lone
         new._legal = None
         return new
 
@@ -173,7 +179,13 @@ class GameState:
     def side_of(self, seat: int) -> int:
         return self.rules.side_of(seat)
 
+    def meld_side(self, seat: int) -> int:
+        """The row of ``melds`` that ``seat`` plays on: its side's, except in cut-throat, where
+        partners formed during the hand share the row of the lower seat."""
+        return self.team[seat]
+
     def side_has_melded(self, side: int) -> bool:
+        """Whether the meld row ``side`` (see ``meld_side``) holds any meld."""
         return any(m is not None for m in self.melds[side])
 
     def events(self) -> list[Event]:

@@ -195,11 +195,14 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         lines += [f"Stock {obs['stock_size']}", pile]
     else:
         lines.append(f"Stock {obs['stock_size']} | {pile}")
-    for s in range(sides):
-        red = " ".join(style.card(c) for c in obs["red_threes"][s]) or "-"
-        lines.append(f"{side_name(s, side, partnerships).capitalize()}: red threes {red}")
-        for meld in obs["melds"][s]:
-            lines.append("    " + meld_line(meld, style))
+    if "meld_side" in obs:
+        lines += _cutthroat_lines(obs, labels, style)
+    else:
+        for s in range(sides):
+            red = " ".join(style.card(c) for c in obs["red_threes"][s]) or "-"
+            lines.append(f"{side_name(s, side, partnerships).capitalize()}: red threes {red}")
+            for meld in obs["melds"][s]:
+                lines.append("    " + meld_line(meld, style))
     counts = ", ".join(f"{labels[i]}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
     lines.append(f"{'Hands' if compact else 'Cards in hand'}: {counts}")
     turn = obs["turn"]
@@ -212,6 +215,30 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
                      f" of {obs['minimums'][side]}")
     lines.append(style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style))
     return "\n".join(lines)
+
+
+def _cutthroat_lines(obs: dict[str, Any], labels: list[str], style: Style) -> list[str]:
+    """Cut-throat: who plays with whom right now, each player's red threes, and each row of
+    melds under the players who share it."""
+    lone, rows = obs.get("lone_hand"), obs["meld_side"]
+    if lone is None:
+        out = [style.dim("Everyone plays alone until someone takes the pile.")]
+    else:
+        a, b = (s for s in range(len(rows)) if s != lone)
+        alone = "You play" if labels[lone] == "You" else f"{labels[lone]} plays"
+        out = [style.warn(f"{alone} alone this hand; {labels[a]} and {labels[b]} are partners.")]
+    for s in range(len(rows)):
+        red = " ".join(style.card(c) for c in obs["red_threes"][s]) or "-"
+        out.append(f"{labels[s]}: red threes {red}")
+    for row in range(len(rows)):
+        sharing = [s for s in range(len(rows)) if rows[s] == row]
+        if not sharing:
+            continue
+        out.append(" and ".join(labels[s] for s in sharing) + ": "
+                   + ("no melds" if not obs["melds"][row] else "melds"))
+        for meld in obs["melds"][row]:
+            out.append("    " + meld_line(meld, style))
+    return out
 
 
 SCORE_ROWS = [("melds", "Cards melded"), ("canasta_bonus", "Canasta bonuses"),
