@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_cli.core import CLASSIC, DeckFileError, new_game, parse_deck_text
-from canasta_cli.core.cards import TEXT_OF
+from canasta_cli.core import CLASSIC, PRESETS, DeckFileError, new_game, parse_deck_text
+from canasta_cli.core.cards import KIND_OF, TEXT_OF
 
 
 def test_plain_top_to_bottom_listing_deals_in_order() -> None:
@@ -38,6 +38,29 @@ def test_by_seat_listing_fills_short_hands_from_the_unlisted_cards() -> None:
     with pytest.raises(DeckFileError, match="lists 12 cards"):
         parse_deck_text("seat0: " + " ".join(["4h"] * 2 + ["5h"] * 2 + ["6h"] * 2 + ["7h"] * 2
                                              + ["8h"] * 2 + ["9h"] * 2), CLASSIC, dealer=3)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("seed", range(8))
+def test_filler_is_plain_cards_spread_over_the_ranks(name: str, seed: int) -> None:
+    """A short hand is filled only with natural cards 4..A (no wild card, no three), each of a
+    rank the hand holds fewest of: no choice the writer did not list."""
+    rules = PRESETS[name]
+    listed = "Kh Kd"
+    decks = parse_deck_text(f"seat0: {listed}\nstock: 9s", rules, dealer=rules.players - 1,
+                            seed=seed)
+    st = new_game(rules, seed=seed, decks=decks, dealer=rules.players - 1)
+    for seat, hand in enumerate(st.hands):
+        filler = [c for c in hand if seat or TEXT_OF[c] not in ("Kh", "Kd")]
+        assert all(KIND_OF[c] <= 10 for c in filler), [TEXT_OF[c] for c in hand]
+        counts = [sum(1 for c in hand if KIND_OF[c] == r) for r in range(11) if seat or r != 9]
+        assert max(counts) - min(counts) <= 1, [TEXT_OF[c] for c in hand]
+    assert red_three_free(st)
+
+
+def red_three_free(st) -> bool:  # type: ignore[no-untyped-def]
+    """No red three was dealt, so nothing was drawn from the listed stock to replace one."""
+    return not any(st.red3)
 
 
 def test_several_hands_separated_by_dashes() -> None:

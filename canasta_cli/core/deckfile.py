@@ -7,8 +7,12 @@ Two forms, one deck per hand, hands separated by a line ``---``; ``#`` starts a 
    the table; after the hands come the upcard(s), then the stock from its top.
 2. By seat: lines ``seat0: ...``, ``seat1: ...`` (cards of that player's hand), then
    ``stock: ...`` (the upcard first, then the stock from its top).  Needs the dealer.
-   A hand listed short, or not at all, is filled up from the unlisted cards (never with a
-   red three, so the stock is drawn as listed).
+   A hand listed short, or not at all, is filled up with *plain* cards only: natural cards
+   from 4 to A, never a wild card or a three, spread over the ranks so that the filler makes
+   as few pairs as it can (a rank the hand already holds is used last).  So the filler never
+   hands anyone a choice the writer did not list: no wild card, no black three, no red three
+   (whose replacement would eat into the stock as listed).  Which plain cards is decided by the
+   seed.  To control every card, list every hand in full.
 
 Either form may stop early: unlisted cards follow in the seed's shuffled order.
 """
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import KIND_OF, RED3, parse_card_sequence
+from .cards import KIND_OF, parse_card_sequence
 from .engine import shuffled_deck
 from .rules import Ruleset
 
@@ -87,14 +91,7 @@ def parse_deck_text(text: str, rules: Ruleset, dealer: int | None = None,
                                             f" {rules.hand_size}")
                     hands.append(cards[pos:pos + k])
                     pos += k
-                listed = set(cards)
-                spare = [c for c in shuffled_deck(rules, seed, block_no) if c not in listed]
-                # Fill with anything but red threes, so that no replacement draw eats into
-                # the stock as listed.
-                spare.sort(key=lambda c: KIND_OF[c] == RED3)
-                for hand in hands:
-                    while len(hand) < rules.hand_size:
-                        hand.append(spare.pop(0))
+                _fill(hands, rules, set(cards), seed, block_no)
                 decks.append(deck_from_seats(rules, dealer, hands, cards[pos:]))
             else:
                 decks.append(parse_card_sequence(plain, rules.decks))
@@ -103,6 +100,28 @@ def parse_deck_text(text: str, rules: Ruleset, dealer: int | None = None,
     if not decks:
         raise DeckFileError("the deck file lists no cards")
     return decks
+
+
+def _fill(hands: list[list[int]], rules: Ruleset, listed: set[int], seed: int,
+          block_no: int) -> None:
+    """Fill short hands with plain natural cards, rank by rank: each filler card is of a rank
+    the hand holds fewest of (the seed's shuffle breaks ties)."""
+    plain = [c for c in shuffled_deck(rules, seed, block_no)
+             if c not in listed and KIND_OF[c] <= 10]
+    for hand in hands:
+        counts = [0] * 11
+        for c in hand:
+            if KIND_OF[c] <= 10:
+                counts[KIND_OF[c]] += 1
+        while len(hand) < rules.hand_size:
+            if not plain:
+                raise DeckFileError("not enough plain cards (4 to A) left to fill the hands"
+                                    " listed short: list them in full")
+            low = min(counts[KIND_OF[c]] for c in plain)
+            card = next(c for c in plain if counts[KIND_OF[c]] == low)
+            plain.remove(card)
+            counts[KIND_OF[card]] += 1
+            hand.append(card)
 
 
 def _blocks(text: str) -> list[list[tuple[int, str]]]:
