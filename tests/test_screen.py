@@ -200,3 +200,18 @@ def test_the_end_of_a_hand_tells_its_story_at_80x24(tmp_path: Path) -> None:
     for who in ("You", "Left", "Partner", "Right"):
         assert re.search(rf"^  {who} ", story, re.M), who  # every player's cards left
     assert all(len(r) <= 80 for r in term.everything())
+
+
+def test_a_cutthroat_game_from_given_scores_shows_who_plays_with_whom(tmp_path: Path) -> None:
+    """`canasta play -r three-player-cutthroat --scores ...`: the table says everyone plays
+    alone, and each player's own minimum follows their own score."""
+    term = Terminal("-r", "three-player-cutthroat", "--scores", "3000,0,1500", "--seed", "3",
+                    "--dealer", "2", "--save-dir", str(tmp_path / "saves"))
+    child = term.child
+    child.expect("Everyone plays alone until someone takes the pile")
+    child.expect(PROMPT)
+    text = " ".join(term.text().split())  # the scores line may wrap at 80 columns
+    assert "you 3000, needs 120 to meld | Left 0, needs 50 to meld | Right 1500, needs 90" \
+        in text
+    child.sendline("quit")
+    child.expect(pexpect.EOF)

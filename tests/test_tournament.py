@@ -37,7 +37,8 @@ BUILTIN = {"greedy": "builtin:greedy", "random": "builtin:random"}
 
 
 @pytest.mark.parametrize(("name", "count"), [("classic", 2), ("six-player", 2),
-                                             ("two-player", 2), ("three-player", 6)])
+                                             ("two-player", 2), ("three-player", 6),
+                                             ("three-player-cutthroat", 6)])
 def test_duplicate_seatings_cover_every_seating(name: str, count: int) -> None:
     rules = PRESETS[name]
     seats = seatings(rules, "A", "B")
@@ -184,6 +185,21 @@ def test_sprt_stops_early_the_same_way_at_any_concurrency(tmp_path: Path) -> Non
     assert a.stopped_by_sprt == b.stopped_by_sprt == "H1"
     assert a.sprt_at == b.sprt_at and a.sprt_at is not None and a.sprt_at < 119
     assert _strip(counted_rows(a)) == _strip(counted_rows(b))
+
+
+def test_a_cutthroat_tournament_plays_every_seating(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from canasta_cli.cli import app
+    result = CliRunner().invoke(app, ["tournament", "--bot", "g=builtin:greedy", "--bot",
+                                      "r=builtin:random", "--rules", "three-player-cutthroat",
+                                      "--games", "1", "--set", "max_hands=1", "--seed", "2",
+                                      "--concurrency", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(x) for x in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and {tuple(r["seating"]) for r in rows} == set(
+        seatings(PRESETS["three-player-cutthroat"], "g", "r"))
+    assert all(len(r["scores"]) == 3 for r in rows)
 
 
 def test_cli_writes_json_csv_and_a_table(tmp_path: Path) -> None:

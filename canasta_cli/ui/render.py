@@ -177,7 +177,8 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
     score_bits = []
     for s in range(sides):
         melded = "" if obs["side_melded"][s] else f", needs {obs['minimums'][s]} to meld"
-        score_bits.append(f"{side_name(s, side, partnerships)} {obs['scores'][s]}{melded}")
+        name = side_name(s, side, partnerships) if partnerships or s == side else labels[s]
+        score_bits.append(f"{name} {obs['scores'][s]}{melded}")
     lines.append("Scores: " + " | ".join(score_bits))
     top = style.card(obs["pile_top"]) if obs["pile_top"] else "-"
     pile = f"Pile {plural(obs['pile_size'], 'card')}, top {top}"
