@@ -656,10 +656,29 @@ def bench_engine_cmd(
     seed: int = 0,
     rules: Annotated[list[str] | None, typer.Option(
         "--rules", "-r", help="Presets to measure (default: all).")] = None,
+    compare: Annotated[str | None, typer.Option(
+        help="A git revision to compare with (e.g. 3ce4f47): fresh processes, interleaved this,"
+        " REV, this, REV...; prints the hands/s ratio per round, its median and spread, the load"
+        " average, and whether both played the same games.")] = None,
+    rounds: Annotated[int, typer.Option(help="Rounds with --compare.", min=1)] = 3,
 ) -> None:
     """Random legal play: hands/s, decisions/s, mean and max legal moves per decision."""
     from .bench import bench_engine
     names = rules or list(PRESETS)
+    if compare is not None:
+        import os
+
+        from .benchcompare import CompareError, summary
+        from .benchcompare import compare as run_compare
+        typer.echo(f"load average at start: {os.getloadavg()[0]:.2f}; {hands} hands per run")
+        try:
+            done = run_compare(compare, names, hands, rounds, typer.echo)
+        except CompareError as exc:
+            raise _fail(str(exc)) from None
+        for line in summary(done, compare):
+            typer.echo(line)
+        typer.echo(f"load average at end: {os.getloadavg()[0]:.2f}")
+        return
     typer.echo(f"{'preset':<14}{'players':>8}{'hands':>8}{'hands/s':>10}{'decisions/s':>13}"
                f"{'mean moves':>12}{'max moves':>11}")
     for name in names:
@@ -667,6 +686,31 @@ def bench_engine_cmd(
         b = bench_engine(r, hands, seed)
         typer.echo(f"{name:<14}{r.players:>8}{b.hands:>8}{b.hands_per_second:>10.0f}"
                    f"{b.decisions_per_second:>13.0f}{b.mean_moves:>12.1f}{b.max_moves:>11}")
+
+
+@bench_app.command("corners")
+def bench_corners_cmd(
+    hands: Annotated[int, typer.Option(help="Random hands per preset searched for the slowest"
+                                       " call met in play.", min=1)] = 20,
+) -> None:
+    """The slowest positions known for one legal_moves call: built worst cases, and the slowest
+    call met in random play (six players at 7,500, where the minimum is 150)."""
+    from .benchcorners import CORNERS, slowest_in_play, time_corner
+    typer.echo(f"{'ms':>9} {'moves':>6}  position")
+    worst = {True: 0.0, False: 0.0}
+    for corner in CORNERS:
+        took, count = time_corner(corner)
+        worst[corner.reachable] = max(worst[corner.reachable], took)
+        typer.echo(f"{took * 1000:9.2f} {count:>6}  {corner.name}"
+                   + ("" if corner.reachable else " (API only)"))
+    for name, scores in (("six-player", [7500, 7500]), ("classic", [0, 0]),
+                         ("two-player", [0, 0])):
+        took, count, where = slowest_in_play(name, hands, scores)
+        worst[True] = max(worst[True], took)
+        typer.echo(f"{took * 1000:9.2f} {count:>6}  slowest call in {hands} random {name} hands"
+                   f" from {scores}: {where}")
+    typer.echo(f"slowest reachable: {worst[True] * 1000:.2f} ms (limit 5 ms); slowest built"
+               f" through the API: {worst[False] * 1000:.1f} ms (limit 1000 ms)")
 
 
 BotOpt = Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"

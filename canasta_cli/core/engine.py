@@ -157,7 +157,11 @@ def apply(state: GameState, move: Move | str) -> GameState:
     if isinstance(move, str):
         from .notation import parse_move
         move = parse_move(move, top_rank=KIND_OF[state.pile[-1]] if state.pile else None)
-    if move not in legal_moves(state):
+    legal = state._legal
+    if legal is None:
+        legal_moves(state)
+        legal = state._legal
+    if move not in legal:
         from .explain import explain
         raise IllegalMoveError(move, explain(state, move))
     st = state._copy()

@@ -112,8 +112,12 @@ class Situation:
         return 1 if self.no_discard else 2
 
 
-def viable(s: Situation) -> bool:
-    """True if the turn can still end legally from ``s``."""
+Memo = dict[tuple[object, ...], bool]
+
+
+def viable(s: Situation, memo: Memo | None = None) -> bool:
+    """True if the turn can still end legally from ``s``.  ``memo`` may be shared by the
+    candidates of one ``legal_moves`` call: they differ only in the fields its keys hold."""
     if s.hand_n == 0 and not s.pending:
         return went_out_ok(s)
     if not s.must_out and can_finish(s):
@@ -121,7 +125,8 @@ def viable(s: Situation) -> bool:
     if s.pending:
         # Opening by the pile with at most one card left in it: going out after the pick-up
         # may be the only way, and the counting arguments do not see across the pick-up.
-        return not s.no_out and sum(s.pending_counts) <= 1 and _search(s, {})
+        return not s.no_out and sum(s.pending_counts) <= 1 and _search(
+            s, memo if memo is not None else {})
     return not s.no_out and can_go_out(s)
 
 
@@ -231,16 +236,25 @@ def _greedy_opening(s: Situation) -> tuple[int, int]:
 
 
 def _exact_opening(s: Situation, need: int, keep: int) -> bool:
-    """Exact search over meld shapes per rank, for when the greedy answer uses too many cards."""
+    """Exact search over meld shapes per rank, for when the greedy answer uses too many cards.
+
+    A dynamic program over (wild cards used, natural points so far capped at ``need``) that
+    keeps the fewest cards used: points beyond ``need`` never help, and fewer cards always do,
+    so the answer is exact while the table stays small (at most 19 x 31 entries) whatever the
+    size of the hand."""
     hc, maxw, c4 = s.hc, s.maxw, s.c4
     wilds = _wild_values(s)
     wtot = len(wilds)
     prefix = [0]
     for v in wilds:
         prefix.append(prefix[-1] + v)
-    states: dict[tuple[int, int], int] = {(0, 0): 0}
+    if need <= 0:
+        return s.hand_n >= keep
+    room = s.hand_n - keep
+    states: dict[tuple[int, int], int] = {(0, 0): 0}  # (wilds, capped points) -> fewest cards
     for r in RANKS:
         n = hc[r]
+        kv = KIND_VALUE[r]
         options: list[tuple[int, int]] = []  # (naturals added, wilds added)
         if s.ex[r]:
             for a in range(n + 1):
@@ -253,17 +267,22 @@ def _exact_opening(s: Situation, need: int, keep: int) -> bool:
         if not options:
             continue
         nxt: dict[tuple[int, int], int] = dict(states) if not s.ex[r] else {}
-        for (w0, c0), v0 in states.items():
+        for (w0, v0), c0 in states.items():
             for a, w in options:
                 w1 = w0 + w
                 if w1 > wtot:
                     continue
-                key = (w1, c0 + a + w)
-                val = v0 + a * KIND_VALUE[r]
-                if nxt.get(key, -1) < val:
-                    nxt[key] = val
+                v1 = v0 + a * kv
+                key = (w1, v1 if v1 < need else need)
+                c1 = c0 + a + w
+                if nxt.get(key, 1 << 30) > c1:
+                    nxt[key] = c1
         states = nxt
-    return any(s.hand_n - c >= keep and v + prefix[w] >= need for (w, c), v in states.items())
+        # Every entry is already a whole plan (the ranks not reached yet stay in hand), so the
+        # first plan that works ends the search: large hands succeed within a rank or two.
+        if any(v + prefix[w] >= need and c <= room for (w, v), c in states.items()):
+            return True
+    return False
 
 
 def can_go_out(s: Situation) -> bool:

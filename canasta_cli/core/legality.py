@@ -7,8 +7,8 @@ can still end legally after it (see ``feasibility``).
 from __future__ import annotations
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, N_KINDS, RED3, VALUE_OF
-from .feasibility import RANKS, Situation, _greedy_opening, can_go_out, viable
-from .moves import ASK, DRAW, END, NO, YES, Add, Discard, Meld, Move, TakePile
+from .feasibility import RANKS, Memo, Situation, _greedy_opening, can_go_out, viable
+from .moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Move, meld, take
 from .state import GameState, Phase
 
 
@@ -142,6 +142,7 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
     if not shapes:
         return moves, forced
     base = situation_for_draw(state)
+    memo: Memo = {}
     for n, d, j in shapes:
         if existing is not None:
             nat = len(existing.cards) - existing.wilds + n + 1
@@ -150,8 +151,8 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
                 continue
         s = base.copy()
         _after_take(s, state, rank, n, d, j)
-        if viable(s):
-            moves.append(TakePile(rank, n, d, j))
+        if viable(s, memo):
+            moves.append(take(rank, n, d, j))
             if existing is not None and not frozen and n == 0:
                 forced = not state.stock and rules.exhausted_forced_take == "matches_meld"
     return moves, forced
@@ -195,6 +196,7 @@ def _meld_moves(state: GameState) -> list[Move]:
     # (one with no discard allowed) is safe; only the others need the feasibility search.
     spare = s.hand_n - s.keep if not (s.opening or s.must_out or s.pending) else -1
     moves: list[Move] = []
+    memo: Memo = {}
     may_ask = (state.phase is Phase.MELD and rules.permission_question and not state.asked
                and not state.acted)
     out_now = (may_ask or s.opening) and not s.no_out and not s.pending and can_go_out(s)
@@ -207,13 +209,14 @@ def _meld_moves(state: GameState) -> list[Move]:
         s.must_out or s.total + _greedy_opening(s)[0] < s.minimum)
     for r in () if hopeless else RANKS:
         if s.ex[r]:
+            adds = ADDS[r]
             if hc[r]:
-                _try(moves, s, Add(r, r), r, 1, 0, 0, spare)
+                _try(moves, s, adds[r], r, 1, 0, 0, spare, memo)
             if (deuces or jokers) and s.wild_cap(r) > 0:
                 if deuces:
-                    _try(moves, s, Add(r, DEUCE), r, 0, 1, 0, spare)
+                    _try(moves, s, adds[DEUCE], r, 0, 1, 0, spare, memo)
                 if jokers:
-                    _try(moves, s, Add(r, JOKER), r, 0, 0, 1, spare)
+                    _try(moves, s, adds[JOKER], r, 0, 0, 1, spare, memo)
         elif hc[r] >= 2:
             for n in range(2, hc[r] + 1):
                 lim = min(maxw, n) if c4 else maxw
@@ -223,15 +226,15 @@ def _meld_moves(state: GameState) -> list[Move]:
                         if k < 3:
                             continue
                         if k <= spare:
-                            moves.append(Meld(r, n, d, j))
+                            moves.append(meld(r, n, d, j))
                         else:
-                            _try(moves, s, Meld(r, n, d, j), r, n, d, j, -1)
+                            _try(moves, s, meld(r, n, d, j), r, n, d, j, -1, memo)
     if hc[BLACK3] >= 3 and not s.pending and not s.no_out and not s.b3_melded:
         for n in range(3, hc[BLACK3] + 1):
             t = s.copy()
             t.add_to_meld(BLACK3, n, 0, 0)
-            if viable(t):
-                moves.append(Meld(BLACK3, n))
+            if viable(t, memo):
+                moves.append(meld(BLACK3, n))
     if s.pending:
         return moves
     if state.phase is Phase.MELD_NO_DISCARD:
@@ -239,7 +242,7 @@ def _meld_moves(state: GameState) -> list[Move]:
             moves.append(END)
         return moves
     if _discard_ok(s):
-        moves.extend(Discard(k) for k in _DISCARD_KINDS if hc[k])
+        moves.extend([DISCARDS[k] for k in _DISCARD_KINDS if hc[k]])
     return moves
 
 
@@ -259,11 +262,11 @@ def _opening_met_or_waived(s: Situation) -> bool:
 
 
 def _try(moves: list[Move], s: Situation, move: Move, r: int, n: int, d: int, j: int,
-         spare: int) -> None:
+         spare: int, memo: Memo) -> None:
     if n + d + j <= spare:
         moves.append(move)
         return
     t = s.copy()
     t.add_to_meld(r, n, d, j)
-    if viable(t):
+    if viable(t, memo):
         moves.append(move)

@@ -75,3 +75,28 @@ ASK = Ask()
 YES = Answer(True)
 NO = Answer(False)
 END = EndHand()
+
+
+# Interned moves: ``legal_moves`` hands out one shared object per distinct move, because a
+# frozen dataclass costs a slow ``__init__`` and ``apply``'s membership test is fastest on
+# identity.  Keys are move shapes, and counts are bounded by the pack, so the tables are too.
+DISCARDS: tuple[Discard, ...] = tuple(Discard(k) for k in range(15))
+ADDS: tuple[tuple[Add, ...], ...] = tuple(tuple(Add(r, k) for k in range(15)) for r in range(15))
+_MELDS: dict[tuple[int, int, int, int], Meld] = {}
+_TAKES: dict[tuple[int, int, int, int], TakePile] = {}
+
+
+def meld(rank: int, naturals: int, deuces: int = 0, jokers: int = 0) -> Meld:
+    key = (rank, naturals, deuces, jokers)
+    move = _MELDS.get(key)
+    if move is None:
+        move = _MELDS[key] = Meld(rank, naturals, deuces, jokers)
+    return move
+
+
+def take(rank: int, naturals: int = 0, deuces: int = 0, jokers: int = 0) -> TakePile:
+    key = (rank, naturals, deuces, jokers)
+    move = _TAKES.get(key)
+    if move is None:
+        move = _TAKES[key] = TakePile(rank, naturals, deuces, jokers)
+    return move

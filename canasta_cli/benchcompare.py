@@ -1,0 +1,117 @@
+"""``canasta bench engine --compare REV``: this checkout against another revision, interleaved.
+
+Each round runs one fresh process per (preset, revision), alternating A B A B, so that machine
+drift touches both sides alike; the ratio is taken per round and reported as its median and
+spread with the load average.  Each process also hashes every move and score it played, so the
+report says whether both revisions played exactly the same games.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+# Runs inside the measured revision: only the core API every revision has.
+_PLAYER = r'''
+import hashlib, json, random, sys, time
+sys.path.insert(0, sys.argv[1])
+from canasta_cli.core import apply, legal_moves, new_game, preset
+rules = preset(sys.argv[2]).with_options(max_hands=1000)
+hands = int(sys.argv[3])
+digest = hashlib.sha256()
+played = decisions = game = 0
+rng = random.Random(0)
+start = time.perf_counter()
+while played < hands:
+    state = new_game(rules, seed=game)
+    game += 1
+    while not state.is_over and played + len(state.results) < hands:
+        moves = legal_moves(state)
+        decisions += 1
+        move = moves[rng.randrange(len(moves))]
+        digest.update(repr(move).encode())
+        state = apply(state, move)
+    played += len(state.results)
+    digest.update(repr(state.scores).encode())
+seconds = time.perf_counter() - start
+print(json.dumps({"hands": played, "decisions": decisions, "seconds": seconds,
+                  "digest": digest.hexdigest()}))
+'''
+
+
+class CompareError(RuntimeError):
+    """The other revision cannot be checked out or run."""
+
+
+@dataclass
+class Round:
+    preset: str
+    a: dict[str, float | str]
+    b: dict[str, float | str]
+
+    @property
+    def ratio(self) -> float:
+        return (float(self.a["hands"]) / float(self.a["seconds"])) / \
+            (float(self.b["hands"]) / float(self.b["seconds"]))
+
+
+def export_revision(rev: str, into: Path) -> Path:
+    """The package of ``rev`` (from this checkout's git history) unpacked under ``into``."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        raise CompareError(f"{root} is not a git checkout: --compare needs the project's history")
+    archive = into / "rev.tar"
+    proc = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", "-o", str(archive),
+                           rev, "canasta_cli"], capture_output=True, text=True, check=False)
+    if proc.returncode:
+        raise CompareError(f"git archive {rev}: {proc.stderr.strip()[:200]}")
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def _run(root: Path, preset: str, hands: int) -> dict[str, float | str]:
+    proc = subprocess.run([sys.executable, "-c", _PLAYER, str(root), preset, str(hands)],
+                          capture_output=True, text=True, check=False, cwd=root)
+    if proc.returncode:
+        raise CompareError(f"{root}: {proc.stderr.strip().splitlines()[-1:]}")
+    return dict(json.loads(proc.stdout))
+
+
+def compare(rev: str, presets: list[str], hands: int, rounds: int,
+            echo: Callable[[str], object] = print) -> list[Round]:
+    here = Path(__file__).resolve().parent.parent
+    out: list[Round] = []
+    with tempfile.TemporaryDirectory(prefix="canasta-compare-") as tmp:
+        other = export_revision(rev, Path(tmp))
+        for r in range(rounds):
+            for name in presets:
+                a = _run(here, name, hands)
+                b = _run(other, name, hands)
+                rnd = Round(name, a, b)
+                out.append(rnd)
+                echo(f"round {r + 1} {name:<24} this {float(a['hands']) / float(a['seconds']):8.1f}"
+                     f" hands/s   {rev} {float(b['hands']) / float(b['seconds']):8.1f} hands/s"
+                     f"   ratio {rnd.ratio:5.2f}   load {os.getloadavg()[0]:.2f}"
+                     + ("" if a["digest"] == b["digest"] else "   GAMES DIFFER"))
+    return out
+
+
+def summary(rounds: list[Round], rev: str) -> list[str]:
+    lines = []
+    for name in dict.fromkeys(r.preset for r in rounds):
+        mine = [r for r in rounds if r.preset == name]
+        ratios = sorted(r.ratio for r in mine)
+        same = all(r.a["digest"] == r.b["digest"] for r in mine)
+        lines.append(f"{name:<24} ratio this/{rev}: median {statistics.median(ratios):.2f}"
+                     f" (min {ratios[0]:.2f}, max {ratios[-1]:.2f}, {len(ratios)} rounds);"
+                     f" same games: {'yes' if same else 'NO'}")
+    return lines
