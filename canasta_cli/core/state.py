@@ -38,6 +38,9 @@ class MeldState:
     created_turn: int
     concealed: bool = False
     _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    # The JSON text of ``to_json()``, filled by the protocol layer: a cache that lives and dies
+    # with the meld, so it is bounded by the melds alive instead of by a global table.
+    _wire: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def size(self) -> int:

@@ -138,17 +138,12 @@ def _observation_text(obs: dict[str, Any], state: GameState) -> str:
     return f'{_ENCODER.encode(light)[:-1]},"melds":[{melds}]}}'
 
 
-_MELD_TEXT: dict[int, tuple[MeldState, str]] = {}
-
-
 def _meld_text(meld: MeldState) -> str:
-    hit = _MELD_TEXT.get(id(meld))
-    if hit is None or hit[0] is not meld:
-        if len(_MELD_TEXT) > 50_000:
-            _MELD_TEXT.clear()
-        hit = (meld, _ENCODER.encode(meld.to_json()))
-        _MELD_TEXT[id(meld)] = hit
-    return hit[1]
+    text = meld._wire
+    if text is None:
+        text = _ENCODER.encode(meld.to_json())
+        object.__setattr__(meld, "_wire", text)
+    return text
 
 
 def error_message(request: int | None, code: str, message: str, retry: bool) -> dict[str, Any]:
