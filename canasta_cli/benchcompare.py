@@ -86,14 +86,24 @@ def _run(root: Path, preset: str, hands: int) -> dict[str, float | str]:
     return dict(json.loads(proc.stdout))
 
 
+def _has_preset(root: Path, name: str) -> bool:
+    probe = "import sys; sys.path.insert(0, sys.argv[1]); from canasta_cli.core import PRESETS; " \
+        "sys.exit(0 if sys.argv[2] in PRESETS else 3)"
+    return subprocess.run([sys.executable, "-c", probe, str(root), name], cwd=root,
+                          capture_output=True, check=False).returncode == 0
+
+
 def compare(rev: str, presets: list[str], hands: int, rounds: int,
             echo: Callable[[str], object] = print) -> list[Round]:
     here = Path(__file__).resolve().parent.parent
     out: list[Round] = []
     with tempfile.TemporaryDirectory(prefix="canasta-compare-") as tmp:
         other = export_revision(rev, Path(tmp))
+        missing = [n for n in presets if not _has_preset(other, n)]
+        for name in missing:
+            echo(f"{name}: not a preset of {rev}, left out")
         for r in range(rounds):
-            for name in presets:
+            for name in (n for n in presets if n not in missing):
                 a = _run(here, name, hands)
                 b = _run(other, name, hands)
                 rnd = Round(name, a, b)
