@@ -36,6 +36,7 @@ def _with_hand(rules_name: str, cards: list[int], scores: list[int] | None = Non
     new.pile_frozen = False
     new.red3 = tuple(() for _ in st.red3)
     new.phase = Phase.MELD
+    new.recount()
     return new
 
 

@@ -153,6 +153,7 @@ def _redeal(st: GameState, seat: int, rng: random.Random) -> GameState:
             pos += len(h)
     new.hands = tuple(hands)
     new.stock = tuple(hidden[pos:])
+    new.recount()
     everything = list(range(st.rules.deck_size))
     node, events = st.log, []
     while node is not None:

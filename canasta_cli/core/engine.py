@@ -16,7 +16,7 @@ from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .rules import CLASSIC, Ruleset
 from .scoring import HandResult, score_side
-from .state import EMPTY_MELDS, GameState, MeldState, Phase
+from .state import EMPTY_MELDS, EMPTY_ROW_INFO, GameState, MeldState, Phase, kind_counts, row_info
 
 
 class IllegalMoveError(ValueError):
@@ -201,6 +201,9 @@ def _set_hand(st: GameState, seat: int, hand: list[int] | tuple[int, ...]) -> No
     hands = list(st.hands)
     hands[seat] = tuple(sorted(hand))
     st.hands = tuple(hands)
+    hc = list(st.hc)
+    hc[seat] = kind_counts(hands[seat])
+    st.hc = tuple(hc)
 
 
 def _lay_red3(st: GameState, seat: int, card: int, source: str) -> None:
@@ -225,6 +228,7 @@ def _deal(st: GameState) -> None:
     for i in range(dealt):
         hands[(st.dealer + 1 + i) % n].append(deck[i])
     st.hands = tuple(tuple(sorted(h)) for h in hands)
+    st.hc = tuple(kind_counts(h) for h in st.hands)
     for seat in range(n):
         _log(st, ev.Dealt(seat, st.hands[seat]))
     stock = list(deck[dealt:])
@@ -246,6 +250,7 @@ def _deal(st: GameState) -> None:
     st.pile = tuple(pile)
     st.pile_frozen = frozen
     st.melds = tuple(EMPTY_MELDS for _ in range(rules.sides))
+    st.minfo = (EMPTY_ROW_INFO,) * rules.sides
     st.team = tuple(rules.side_of(s) for s in range(n))
     st.lone = None
     st.red3 = tuple(() for _ in range(rules.sides))
@@ -258,6 +263,8 @@ def _deal(st: GameState) -> None:
 
 
 def _replace_red3s(st: GameState, seat: int, source: str) -> None:
+    if not st.hc[seat][RED3]:
+        return
     while True:
         reds = [c for c in st.hands[seat] if KIND_OF[c] == RED3]
         if not reds:
@@ -331,13 +338,20 @@ def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
     if count == 0:
         return []
     hand = st.hands[seat]
-    fresh = [c for c in hand if KIND_OF[c] == kind and c not in st.from_pile]
-    taken = [c for c in hand if KIND_OF[c] == kind and c in st.from_pile]
-    chosen = (fresh + taken)[:count]
+    pile = st.from_pile
+    if pile:
+        fresh = [c for c in hand if KIND_OF[c] == kind and c not in pile]
+        taken = [c for c in hand if KIND_OF[c] == kind and c in pile]
+        chosen = (fresh + taken)[:count]
+    else:
+        chosen = [c for c in hand if KIND_OF[c] == kind][:count]
     rest = list(hand)
     for c in chosen:
         rest.remove(c)
     st.hands = st.hands[:seat] + (tuple(rest),) + st.hands[seat + 1:]
+    counts = list(st.hc[seat])
+    counts[kind] -= len(chosen)
+    st.hc = st.hc[:seat] + (tuple(counts),) + st.hc[seat + 1:]
     return chosen
 
 
@@ -351,6 +365,9 @@ def _put_meld(st: GameState, side: int, meld: MeldState) -> None:
     row[meld.rank] = meld
     melds[side] = tuple(row)
     st.melds = tuple(melds)
+    info = list(st.minfo)
+    info[side] = row_info(melds[side])
+    st.minfo = tuple(info)
 
 
 def _count_opening(st: GameState, cards: list[int]) -> None:
@@ -521,6 +538,7 @@ def _form_partners(st: GameState, lone: int) -> None:
     melds[a] = tuple(row)
     melds[b] = EMPTY_MELDS
     st.melds = tuple(melds)
+    st.minfo = tuple(row_info(r) for r in melds)
     team = list(st.team)
     team[b] = a
     st.team = tuple(team)

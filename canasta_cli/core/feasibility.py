@@ -302,7 +302,10 @@ def can_go_out(s: Situation) -> bool:
         return _all_melded(s, BLACK3)
     if _all_melded(s, None):
         return True
-    return any(hc[k] and _all_melded(s, k) for k in (*RANKS, DEUCE, JOKER, BLACK3))
+    # Discarding a natural or a black three only lowers what the rest can make (fewer points,
+    # smaller melds, less room for wild cards); only shedding a wild card can help (too many
+    # wild cards for the room, or a wild card with nothing to go on).
+    return bool(hc[DEUCE] and _all_melded(s, DEUCE) or hc[JOKER] and _all_melded(s, JOKER))
 
 
 def _all_melded(s: Situation, discard: int | None) -> bool:

@@ -43,20 +43,12 @@ def situation(state: GameState) -> Situation:
     seat = state.turn_seat
     side = state.team[seat]
     s = object.__new__(Situation)
-    s.hc = hand_counts(state.hands[seat])
-    melds = state.melds[side]
-    s.ex = [melds[r] is not None for r in RANKS]
-    s.nat = [0] * 11
-    s.wild = [0] * 11
-    canastas = 0
-    for r in RANKS:
-        m = melds[r]
-        if m is not None:
-            s.nat[r] = len(m.cards) - m.wilds
-            s.wild[r] = m.wilds
-            if len(m.cards) >= 7:
-                canastas += 1
-    s.canastas = canastas
+    s.hc = list(state.hc[seat])
+    info = state.minfo[side]
+    s.ex = list(info.ex)
+    s.nat = list(info.nat)
+    s.wild = list(info.wild)
+    s.canastas = info.canastas
     s.hand_n = len(state.hands[seat])
     s.opening = not state.side_open_at_start
     s.started = s.opening and any(s.ex)
@@ -72,7 +64,7 @@ def situation(state: GameState) -> Situation:
     s.req = rules.canastas_to_go_out
     s.maxw = rules.max_wilds_per_meld
     s.c4 = rules.wild_le_natural
-    s.b3_melded = melds[BLACK3] is not None
+    s.b3_melded = info.b3_melded
     return s
 
 
@@ -117,7 +109,7 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
     seat = state.turn_seat
     side = state.team[seat]
     rank = KIND_OF[state.pile[-1]]
-    hc = hand_counts(state.hands[seat])
+    hc = state.hc[seat]
     existing = state.melds[side][rank]
     frozen = frozen_against(state, side)
     maxw, c4 = rules.max_wilds_per_meld, rules.wild_le_natural

@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .cards import KIND_TEXT, N_KINDS, TEXT_OF, VALUE_OF
+from .cards import KIND_OF, KIND_TEXT, N_KINDS, TEXT_OF, VALUE_OF
 
 if TYPE_CHECKING:
     from .events import Event
@@ -79,6 +79,44 @@ class MeldState:
 EMPTY_MELDS: tuple[MeldState | None, ...] = (None,) * N_KINDS
 
 
+@dataclass(frozen=True, slots=True)
+class RowInfo:
+    """A row of melds as counts, kept beside it in the state so that every ``legal_moves``
+    call does not rebuild it: per natural rank, melded or not, naturals and wild cards."""
+
+    ex: tuple[bool, ...]
+    nat: tuple[int, ...]
+    wild: tuple[int, ...]
+    canastas: int
+    b3_melded: bool
+    melded: bool
+
+
+def row_info(row: tuple[MeldState | None, ...]) -> RowInfo:
+    ex, nat, wild = [False] * 11, [0] * 11, [0] * 11
+    canastas = 0
+    for r in range(11):
+        m = row[r]
+        if m is not None:
+            ex[r] = True
+            nat[r] = len(m.cards) - m.wilds
+            wild[r] = m.wilds
+            if len(m.cards) >= 7:
+                canastas += 1
+    return RowInfo(tuple(ex), tuple(nat), tuple(wild), canastas, row[13] is not None,
+                   any(m is not None for m in row))
+
+
+EMPTY_ROW_INFO = row_info(EMPTY_MELDS)
+
+
+def kind_counts(hand: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    counts = [0] * N_KINDS
+    for c in hand:
+        counts[KIND_OF[c]] += 1
+    return tuple(counts)
+
+
 class GameState:
     """Everything about a game in progress.  Treat as immutable: use ``engine.apply``."""
 
@@ -88,7 +126,7 @@ class GameState:
         "hand_turns", "side_open_at_start", "seat_melded", "seat_melded_at_start",
         "opening_total", "took_pile", "pile_pending", "from_pile", "acted", "asked",
         "permission", "foreign_add", "committed_out", "results", "winner", "game_end_reason",
-        "log", "team", "lone", "_legal",
+        "log", "team", "lone", "hc", "minfo", "_legal",
     )
 
     rules: Ruleset
@@ -127,6 +165,8 @@ class GameState:
     log: tuple[Any, ...] | None
     team: tuple[int, ...]
     lone: int | None
+    hc: tuple[tuple[int, ...], ...]
+    minfo: tuple[RowInfo, ...]
     _legal: Any
 
     def _copy(self) -> GameState:
@@ -167,6 +207,8 @@ class GameState:
         new.log = self.log
         new.team = self.team
         new.lone = self.lone
+        new.hc = self.hc
+        new.minfo = self.minfo
         new._legal = None
         return new
 
@@ -182,6 +224,13 @@ class GameState:
     def side_of(self, seat: int) -> int:
         return self.rules.side_of(seat)
 
+    def recount(self) -> None:
+        """Rebuild the counts kept beside ``hands`` and ``melds`` (``hc``, ``minfo``): needed
+        only by code that sets those fields itself on a copy (puzzles, tests), never by play."""
+        self.hc = tuple(kind_counts(h) for h in self.hands)
+        self.minfo = tuple(row_info(row) for row in self.melds)
+        self._legal = None
+
     def meld_side(self, seat: int) -> int:
         """The row of ``melds`` that ``seat`` plays on: its side's, except in cut-throat, where
         partners formed during the hand share the row of the lower seat."""
@@ -189,7 +238,7 @@ class GameState:
 
     def side_has_melded(self, side: int) -> bool:
         """Whether the meld row ``side`` (see ``meld_side``) holds any meld."""
-        return any(m is not None for m in self.melds[side])
+        return self.minfo[side].melded
 
     def events(self) -> list[Event]:
         """The whole event log, oldest first (kept as a cons list so that apply is O(1))."""
