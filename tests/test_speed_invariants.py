@@ -110,3 +110,16 @@ def test_bench_corners_prints_every_case() -> None:
     result = CliRunner().invoke(app, ["bench", "corners", "--hands", "1"])
     assert result.exit_code == 0, result.output
     assert "148 cards in one hand" in result.output and "slowest reachable:" in result.output
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_the_counts_kept_in_the_state_match_a_recount(name: str) -> None:
+    from canasta_cli.core.state import kind_counts, row_info
+    rules = PRESETS[name].with_options(max_hands=2)
+    for seed in range(4):
+        st = new_game(rules, seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over:
+            assert st.hc == tuple(kind_counts(h) for h in st.hands)
+            assert st.minfo == tuple(row_info(row) for row in st.melds)
+            st = apply(st, rng.choice(legal_moves(st)))

@@ -8,7 +8,8 @@ from the game's seed (or a stacked deck) and recorded as a ``HandStarted`` event
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import events as ev
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, RED3, VALUE_OF, full_deck
@@ -16,7 +17,16 @@ from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .rules import CLASSIC, Ruleset
 from .scoring import HandResult, score_side
-from .state import EMPTY_MELDS, EMPTY_ROW_INFO, GameState, MeldState, Phase, kind_counts, row_info
+from .state import (
+    EMPTY_MELDS,
+    EMPTY_ROW_INFO,
+    GameState,
+    MeldState,
+    Phase,
+    kind_counts,
+    row_info,
+    with_meld,
+)
 
 
 class IllegalMoveError(ValueError):
@@ -165,30 +175,27 @@ def apply(state: GameState, move: Move | str) -> GameState:
         from .explain import explain
         raise IllegalMoveError(move, explain(state, move))
     st = state._copy()
-    if isinstance(move, Draw):
-        _draw(st)
-    elif isinstance(move, TakePile):
-        _take(st, move)
-    elif isinstance(move, Meld):
-        _meld(st, move)
-    elif isinstance(move, Add):
-        _add(st, move)
-    elif isinstance(move, Discard):
-        _discard(st, move)
-    elif isinstance(move, Ask):
-        st.asked = True
-        st.phase = Phase.ANSWER
-        st.actor = st.rules.partner_to_ask(st.turn_seat)
-        _log(st, ev.Asked(st.turn_seat, st.actor))
-    elif isinstance(move, Answer):
-        st.permission = move.yes
-        st.phase = Phase.MELD
-        _log(st, ev.Answered(st.actor, move.yes))
-        st.actor = st.turn_seat
-    elif isinstance(move, EndHand):
-        reason = "stock_exhausted" if st.phase is Phase.DRAW else "last_red_three"
-        _end_hand(st, reason, None, False)
+    _DO[type(move)](st, move)
     return st
+
+
+def _ask(st: GameState, move: Ask) -> None:
+    st.asked = True
+    st.phase = Phase.ANSWER
+    st.actor = st.rules.partner_to_ask(st.turn_seat)
+    _log(st, ev.Asked(st.turn_seat, st.actor))
+
+
+def _answer(st: GameState, move: Answer) -> None:
+    st.permission = move.yes
+    st.phase = Phase.MELD
+    _log(st, ev.Answered(st.actor, move.yes))
+    st.actor = st.turn_seat
+
+
+def _end(st: GameState, move: EndHand) -> None:
+    reason = "stock_exhausted" if st.phase is Phase.DRAW else "last_red_three"
+    _end_hand(st, reason, None, False)
 
 
 # Internals -----------------------------------------------------------------------------------
@@ -305,7 +312,7 @@ def _start_turn(st: GameState, seat: int) -> None:
     _replace_red3s(st, seat, "deal")
 
 
-def _draw(st: GameState) -> None:
+def _draw(st: GameState, move: Draw | None = None) -> None:
     seat = st.turn_seat
     hand = list(st.hands[seat])
     needed = st.rules.draw_count
@@ -343,6 +350,12 @@ def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
         fresh = [c for c in hand if KIND_OF[c] == kind and c not in pile]
         taken = [c for c in hand if KIND_OF[c] == kind and c in pile]
         chosen = (fresh + taken)[:count]
+    elif count == 1:
+        chosen = []
+        for c in hand:
+            if KIND_OF[c] == kind:
+                chosen.append(c)
+                break
     else:
         chosen = [c for c in hand if KIND_OF[c] == kind][:count]
     rest = list(hand)
@@ -366,7 +379,7 @@ def _put_meld(st: GameState, side: int, meld: MeldState) -> None:
     melds[side] = tuple(row)
     st.melds = tuple(melds)
     info = list(st.minfo)
-    info[side] = row_info(melds[side])
+    info[side] = with_meld(info[side], meld)
     st.minfo = tuple(info)
 
 
@@ -578,3 +591,10 @@ def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool)
         _log(st, ev.GameEnded(st.winner, over, st.scores))
         return
     _deal(st)
+
+
+# One rule per move type (what ``apply`` does once the move is known to be legal).
+_DO: dict[type, Callable[[GameState, Any], None]] = {
+    Draw: _draw, TakePile: _take, Meld: _meld, Add: _add, Discard: _discard, Ask: _ask,
+    Answer: _answer, EndHand: _end,
+}

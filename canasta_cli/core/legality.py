@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, N_KINDS, RED3, VALUE_OF
 from .feasibility import RANKS, Memo, Situation, _greedy_opening, can_go_out, viable
-from .moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Move, meld, take
+from .moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Meld, Move, meld, take
 from .state import GameState, Phase
 
 
@@ -210,17 +210,16 @@ def _meld_moves(state: GameState) -> list[Move]:
                 if jokers:
                     _try(moves, s, adds[JOKER], r, 0, 0, 1, spare, memo)
         elif hc[r] >= 2:
-            for n in range(2, hc[r] + 1):
-                lim = min(maxw, n) if c4 else maxw
-                for d in range(min(deuces, lim) + 1):
-                    for j in range(min(jokers, lim - d) + 1):
-                        k = n + d + j
-                        if k < 3:
-                            continue
-                        if k <= spare:
-                            moves.append(meld(r, n, d, j))
-                        else:
-                            _try(moves, s, meld(r, n, d, j), r, n, d, j, -1, memo)
+            shapes, biggest = _new_melds(r, hc[r], deuces, jokers, maxw, c4)
+            if biggest <= spare:
+                moves.extend(shapes)
+                continue
+            for mv in shapes:
+                n, d, j = mv.naturals, mv.deuces, mv.jokers
+                if n + d + j <= spare:
+                    moves.append(mv)
+                else:
+                    _try(moves, s, mv, r, n, d, j, -1, memo)
     if hc[BLACK3] >= 3 and not s.pending and not s.no_out and not s.b3_melded:
         for n in range(3, hc[BLACK3] + 1):
             t = s.copy()
@@ -239,6 +238,28 @@ def _meld_moves(state: GameState) -> list[Move]:
 
 
 _DISCARD_KINDS = (*RANKS, DEUCE, JOKER, BLACK3)
+
+_NEW_MELDS: dict[tuple[int, int, int, int, int, bool], tuple[tuple[Meld, ...], int]] = {}
+
+
+def _new_melds(r: int, n_max: int, deuces: int, jokers: int, maxw: int,
+               c4: bool) -> tuple[tuple[Meld, ...], int]:
+    """Every new meld of rank ``r`` the hand could lay (naturals, then deuces, then jokers
+    ascending: the move list's order), and the most cards any of them uses.  Keyed by counts
+    the pack bounds, so the table is bounded too."""
+    key = (r, n_max, deuces, jokers, maxw, c4)
+    hit = _NEW_MELDS.get(key)
+    if hit is None:
+        out: list[Meld] = []
+        for n in range(2, n_max + 1):
+            lim = min(maxw, n) if c4 else maxw
+            for d in range(min(deuces, lim) + 1):
+                for j in range(min(jokers, lim - d) + 1):
+                    if n + d + j >= 3:
+                        out.append(meld(r, n, d, j))
+        biggest = max((m.naturals + m.deuces + m.jokers for m in out), default=0)
+        hit = _NEW_MELDS[key] = (tuple(out), biggest)
+    return hit
 
 
 def _discard_ok(s: Situation) -> bool:

@@ -110,6 +110,20 @@ def row_info(row: tuple[MeldState | None, ...]) -> RowInfo:
 EMPTY_ROW_INFO = row_info(EMPTY_MELDS)
 
 
+def with_meld(info: RowInfo, meld: MeldState) -> RowInfo:
+    """``info`` after ``meld`` is put in its rank's place (new, or grown by a card)."""
+    r = meld.rank
+    if r == 13:
+        return RowInfo(info.ex, info.nat, info.wild, info.canastas, True, True)
+    n = len(meld.cards)
+    before = info.nat[r] + info.wild[r] if info.ex[r] else 0
+    canastas = info.canastas + (1 if n >= 7 and before < 7 else 0)
+    return RowInfo(info.ex[:r] + (True,) + info.ex[r + 1:],
+                   info.nat[:r] + (n - meld.wilds,) + info.nat[r + 1:],
+                   info.wild[:r] + (meld.wilds,) + info.wild[r + 1:], canastas,
+                   info.b3_melded, True)
+
+
 def kind_counts(hand: tuple[int, ...] | list[int]) -> tuple[int, ...]:
     counts = [0] * N_KINDS
     for c in hand:
