@@ -171,7 +171,14 @@ def apply(state: GameState, move: Move | str) -> GameState:
     if legal is None:
         legal_moves(state)
         legal = state._legal
-    if move not in legal:
+    for listed in legal:  # listed moves are interned: identity finds them without __eq__
+        if listed is move:
+            break
+    else:
+        if move in legal:
+            st = state._copy()
+            _DO[type(move)](st, move)
+            return st
         from .explain import explain
         raise IllegalMoveError(move, explain(state, move))
     st = state._copy()

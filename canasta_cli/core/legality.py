@@ -199,12 +199,22 @@ def _meld_moves(state: GameState) -> list[Move]:
     # now (opening out of reach, going out impossible), no meld or add can be listed.
     hopeless = s.opening and not out_now and (
         s.must_out or s.total + _greedy_opening(s)[0] < s.minimum)
+    ex, nat, wild = s.ex, s.nat, s.wild
     for r in () if hopeless else RANKS:
-        if s.ex[r]:
+        if ex[r]:
             adds = ADDS[r]
             if hc[r]:
-                _try(moves, s, adds[r], r, 1, 0, 0, spare, memo)
-            if (deuces or jokers) and s.wild_cap(r) > 0:
+                if spare >= 1:
+                    moves.append(adds[r])
+                else:
+                    _try(moves, s, adds[r], r, 1, 0, 0, spare, memo)
+            if (deuces or jokers) and (min(maxw, nat[r]) if c4 else maxw) > wild[r]:
+                if spare >= 1:
+                    if deuces:
+                        moves.append(adds[DEUCE])
+                    if jokers:
+                        moves.append(adds[JOKER])
+                    continue
                 if deuces:
                     _try(moves, s, adds[DEUCE], r, 0, 1, 0, spare, memo)
                 if jokers:
