@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from operator import itemgetter as _kinds_of
 from typing import Any
 
 from . import events as ev
@@ -235,8 +236,8 @@ def _deal(st: GameState) -> None:
     st.dealer = (st.dealer + 1) % n
     idx = st.hand_no - st.first_hand
     deck = st.stacked[idx] if idx < len(st.stacked) else shuffled_deck(rules, st.seed, st.hand_no)
-    _log(st, ev.HandStarted(st.hand_no, st.dealer, deck,
-                            tuple(rules.initial_minimum(s) for s in st.scores)))
+    st.minimums = tuple(rules.initial_minimum(s) for s in st.scores)
+    _log(st, ev.HandStarted(st.hand_no, st.dealer, deck, st.minimums))
     hands: list[list[int]] = [[] for _ in range(n)]
     dealt = rules.hand_size * n
     for i in range(dealt):
@@ -321,23 +322,32 @@ def _start_turn(st: GameState, seat: int) -> None:
 
 def _draw(st: GameState, move: Draw | None = None) -> None:
     seat = st.turn_seat
-    hand = list(st.hands[seat])
+    drawn: list[int] = []
     needed = st.rules.draw_count
     replacement = False
     last_red3 = False
-    while needed and st.stock:
-        card = st.stock[0]
-        st.stock = st.stock[1:]
+    stock = st.stock
+    taken = 0
+    while needed and taken < len(stock):
+        card = stock[taken]
+        taken += 1
         _log(st, ev.Drew(seat, card, replacement=replacement))
         if KIND_OF[card] == RED3:
+            st.stock = stock[taken:]
             _lay_red3(st, seat, card, "stock")
             replacement = True
-            last_red3 = not st.stock
+            last_red3 = taken == len(stock)
             continue
-        hand.append(card)
+        drawn.append(card)
         needed -= 1
         replacement = False
-    _set_hand(st, seat, hand)
+    st.stock = stock[taken:]
+    counts = list(st.hc[seat])
+    for card in drawn:
+        counts[KIND_OF[card]] += 1
+    st.hands = st.hands[:seat] + (tuple(sorted(st.hands[seat] + tuple(drawn))),) \
+        + st.hands[seat + 1:]
+    st.hc = st.hc[:seat] + (tuple(counts),) + st.hc[seat + 1:]
     if last_red3:
         if st.rules.last_card_red3 == "end_now":
             _end_hand(st, "last_red_three", None, False)
@@ -353,6 +363,15 @@ def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
         return []
     hand = st.hands[seat]
     pile = st.from_pile
+    if count == 1 and not pile:
+        # The kinds of the hand in one C-level pass, then the first card of the kind.
+        i = (_kinds_of(*hand)(KIND_OF) if len(hand) > 1 else (KIND_OF[hand[0]],)).index(kind)
+        card = hand[i]
+        st.hands = st.hands[:seat] + (hand[:i] + hand[i + 1:],) + st.hands[seat + 1:]
+        counts = list(st.hc[seat])
+        counts[kind] -= 1
+        st.hc = st.hc[:seat] + (tuple(counts),) + st.hc[seat + 1:]
+        return [card]
     if pile:
         fresh = [c for c in hand if KIND_OF[c] == kind and c not in pile]
         taken = [c for c in hand if KIND_OF[c] == kind and c in pile]
@@ -376,6 +395,8 @@ def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
 
 
 def _pick_meld_cards(st: GameState, seat: int, rank: int, n: int, d: int, j: int) -> list[int]:
+    if d == j == 0:
+        return _pick(st, seat, rank, n)
     return _pick(st, seat, rank, n) + _pick(st, seat, DEUCE, d) + _pick(st, seat, JOKER, j)
 
 

@@ -15,7 +15,10 @@ RANKS = range(11)
 
 
 class Situation:
-    """The current player's turn, reduced to what legality depends on."""
+    """The current player's turn, reduced to what legality depends on.
+
+    ``situation()`` hands out the state's own count tuples in ``hc``, ``ex``, ``nat`` and
+    ``wild`` (read-only); ``copy()`` makes lists, and only copies are ever changed."""
 
     __slots__ = ("hc", "ex", "nat", "wild", "canastas", "hand_n", "opening", "started", "total",
                  "minimum", "pending", "pending_counts", "must_out", "no_out", "no_discard",
@@ -44,10 +47,10 @@ class Situation:
 
     def copy(self) -> Situation:
         new = object.__new__(Situation)
-        new.hc = self.hc[:]
-        new.ex = self.ex[:]
-        new.nat = self.nat[:]
-        new.wild = self.wild[:]
+        new.hc = list(self.hc)
+        new.ex = list(self.ex)
+        new.nat = list(self.nat)
+        new.wild = list(self.wild)
         new.canastas = self.canastas
         new.hand_n = self.hand_n
         new.opening = self.opening
@@ -210,29 +213,36 @@ def _wild_values(s: Situation) -> list[int]:
 def _greedy_opening(s: Situation) -> tuple[int, int]:
     """Most value the hand can still add to melds (black threes aside), and cards it uses."""
     hc, maxw, c4 = s.hc, s.maxw, s.c4
+    ex, nat, wild = s.ex, s.nat, s.wild
     value = used = cap = 0
     pairs: list[int] = []
     for r in RANKS:
         n = hc[r]
-        if s.ex[r]:
-            value += n * KIND_VALUE[r]
-            used += n
-            cap += max(0, (min(maxw, s.nat[r] + n) if c4 else maxw) - s.wild[r])
+        if ex[r]:
+            if n:
+                value += n * KIND_VALUE[r]
+                used += n
+            room = (min(maxw, nat[r] + n) if c4 else maxw) - wild[r]
+            if room > 0:
+                cap += room
         elif n >= 3:
             value += n * KIND_VALUE[r]
             used += n
             cap += min(maxw, n) if c4 else maxw
         elif n == 2:
             pairs.append(KIND_VALUE[r])
-    wilds = _wild_values(s)
+    jokers, deuces = hc[JOKER], hc[DEUCE]
+    wilds = jokers + deuces
     if pairs and wilds:
         pairs.sort(reverse=True)
-        k = min(len(pairs), len(wilds))
+        k = min(len(pairs), wilds)
         value += 2 * sum(pairs[:k])
         used += 2 * k
         cap += k * (min(maxw, 2) if c4 else maxw)
-    w = min(len(wilds), cap)
-    return value + sum(wilds[:w]), used + w
+    w = min(wilds, cap)
+    # The best w wild cards: jokers (50) first, then deuces (20).
+    best = 50 * w if w <= jokers else 50 * jokers + 20 * (w - jokers)
+    return value + best, used + w
 
 
 def _exact_opening(s: Situation, need: int, keep: int) -> bool:
@@ -324,7 +334,7 @@ def can_go_out(s: Situation) -> bool:
 def _all_melded(s: Situation, discard: int | None) -> bool:
     h = s.hc
     if discard is not None:
-        h = h[:]
+        h = list(h)
         h[discard] -= 1
     b3 = h[BLACK3]
     if b3 in (1, 2) or (b3 and s.b3_melded):

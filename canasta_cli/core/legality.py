@@ -37,26 +37,30 @@ def hand_counts(hand: tuple[int, ...]) -> list[int]:
     return counts
 
 
+_NO_CARDS = (0,) * N_KINDS
+
+
 def situation(state: GameState) -> Situation:
     """The current player's turn as counts (also used for a pile take, see ``_after_take``)."""
     rules = state.rules
     seat = state.turn_seat
     side = state.team[seat]
     s = object.__new__(Situation)
-    s.hc = list(state.hc[seat])
     info = state.minfo[side]
-    s.ex = list(info.ex)
-    s.nat = list(info.nat)
-    s.wild = list(info.wild)
+    # Read-only tuples: Situation.copy() makes lists before anything changes them.
+    s.hc = state.hc[seat]  # type: ignore[assignment]
+    s.ex = info.ex  # type: ignore[assignment]
+    s.nat = info.nat  # type: ignore[assignment]
+    s.wild = info.wild  # type: ignore[assignment]
     s.canastas = info.canastas
     s.hand_n = len(state.hands[seat])
     s.opening = not state.side_open_at_start
-    s.started = s.opening and any(s.ex)
+    s.started = s.opening and any(info.ex)
     s.total = state.opening_total
-    s.minimum = rules.initial_minimum(state.scores[rules.side_of(seat)])
+    s.minimum = state.minimums[rules.side_of(seat)]
     s.pending = state.pile_pending
     s.pending_counts = hand_counts(tuple(c for c in state.pile if KIND_OF[c] != RED3)) \
-        if state.pile_pending else [0] * N_KINDS
+        if state.pile_pending else _NO_CARDS  # type: ignore[assignment]
     s.must_out = state.permission is True or state.committed_out
     s.no_out = state.permission is False
     s.no_discard = state.phase is Phase.MELD_NO_DISCARD
@@ -133,16 +137,28 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
     forced = False
     if not shapes:
         return moves, forced
-    base = situation_for_draw(state)
+    base: Situation | None = None
     memo: Memo = {}
+    rest = hand_counts(tuple(c for c in state.pile[:-1] if KIND_OF[c] != RED3))
+    # A side already open, with no promise to go out, is fine after any take that leaves
+    # two cards: it can stop melding and discard one.  Only other takes need the search.
+    easy = state.side_open_at_start and state.permission is None and not state.committed_out
+    after = len(state.hands[seat]) + sum(rest)
     for n, d, j in shapes:
         if existing is not None:
             nat = len(existing.cards) - existing.wilds + n + 1
             lim = min(maxw, nat) if c4 else maxw
             if d + j and existing.wilds + d + j > lim:
                 continue
+        if easy and after - n - d - j >= 2:
+            moves.append(take(rank, n, d, j))
+            if existing is not None and not frozen and n == 0:
+                forced = not state.stock and rules.exhausted_forced_take == "matches_meld"
+            continue
+        if base is None:
+            base = situation_for_draw(state)
         s = base.copy()
-        _after_take(s, state, rank, n, d, j)
+        _after_take(s, state, rank, n, d, j, rest)
         if viable(s, memo):
             moves.append(take(rank, n, d, j))
             if existing is not None and not frozen and n == 0:
@@ -161,20 +177,24 @@ def situation_for_draw(state: GameState) -> Situation:
     return s
 
 
-def _after_take(s: Situation, state: GameState, rank: int, n: int, d: int, j: int) -> None:
-    rest = state.pile[:-1]
+def _after_take(s: Situation, state: GameState, rank: int, n: int, d: int, j: int,
+                rest: list[int] | None = None) -> None:
+    """``s`` (a copy) after taking the pile with this shape; ``rest`` is the kind counts of the
+    rest of the pile without red threes (computed once per call of ``pile_takes``)."""
+    if rest is None:
+        rest = hand_counts(tuple(c for c in state.pile[:-1] if KIND_OF[c] != RED3))
     top_value = VALUE_OF[state.pile[-1]]
     if s.opening:
         s.pending = True
-        s.pending_counts = hand_counts(tuple(c for c in rest if KIND_OF[c] != RED3))
+        s.pending_counts = rest
         s.add_to_meld(rank, n, d, j, extra_value=top_value, extra_naturals=1)
     else:
         s.add_to_meld(rank, n, d, j, extra_naturals=1)
-        for c in rest:
-            k = KIND_OF[c]
-            if k != RED3:
-                s.hc[k] += 1
-                s.hand_n += 1
+        hc = s.hc
+        for k, c in enumerate(rest):
+            if c:
+                hc[k] += c
+                s.hand_n += c
 
 
 # Meld phase ---------------------------------------------------------------------------------

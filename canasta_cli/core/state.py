@@ -27,9 +27,13 @@ class Phase(enum.Enum):
     GAME_OVER = "game_over"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class MeldState:
-    """A meld on the table.  ``created_turn`` and ``owner`` decide concealed status."""
+    """A meld on the table.  ``created_turn`` and ``owner`` decide concealed status.
+
+    Immutable by contract, like the state that holds it (a new meld replaces it when it
+    grows); not ``frozen`` because a frozen dataclass's constructor costs five times more,
+    and one is made on every meld, addition and pile take."""
 
     rank: int
     cards: tuple[int, ...]
@@ -79,10 +83,11 @@ class MeldState:
 EMPTY_MELDS: tuple[MeldState | None, ...] = (None,) * N_KINDS
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class RowInfo:
     """A row of melds as counts, kept beside it in the state so that every ``legal_moves``
-    call does not rebuild it: per natural rank, melded or not, naturals and wild cards."""
+    call does not rebuild it: per natural rank, melded or not, naturals and wild cards.
+    Immutable by contract (see ``MeldState``)."""
 
     ex: tuple[bool, ...]
     nat: tuple[int, ...]
@@ -140,7 +145,7 @@ class GameState:
         "hand_turns", "side_open_at_start", "seat_melded", "seat_melded_at_start",
         "opening_total", "took_pile", "pile_pending", "from_pile", "acted", "asked",
         "permission", "foreign_add", "committed_out", "results", "winner", "game_end_reason",
-        "log", "team", "lone", "hc", "minfo", "_legal",
+        "log", "team", "lone", "hc", "minfo", "minimums", "_legal",
     )
 
     rules: Ruleset
@@ -181,6 +186,7 @@ class GameState:
     lone: int | None
     hc: tuple[tuple[int, ...], ...]
     minfo: tuple[RowInfo, ...]
+    minimums: tuple[int, ...]
     _legal: Any
 
     def _copy(self) -> GameState:
@@ -223,6 +229,7 @@ class GameState:
         new.lone = self.lone
         new.hc = self.hc
         new.minfo = self.minfo
+        new.minimums = self.minimums
         new._legal = None
         return new
 
@@ -243,6 +250,7 @@ class GameState:
         only by code that sets those fields itself on a copy (puzzles, tests), never by play."""
         self.hc = tuple(kind_counts(h) for h in self.hands)
         self.minfo = tuple(row_info(row) for row in self.melds)
+        self.minimums = tuple(self.rules.initial_minimum(s) for s in self.scores)
         self._legal = None
 
     def meld_side(self, seat: int) -> int:
