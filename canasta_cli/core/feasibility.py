@@ -9,6 +9,8 @@ the hand and a summary of the side's melds, cheap to copy and to change.
 
 from __future__ import annotations
 
+from operator import add
+
 from .cards import BLACK3, DEUCE, JOKER, KIND_VALUE
 
 RANKS = range(11)
@@ -298,19 +300,13 @@ def _exact_opening(s: Situation, need: int, keep: int) -> bool:
 def can_go_out(s: Situation) -> bool:
     """Can the player meld everything (but one discard) this turn and go out legally?"""
     hc = s.hc
-    # An upper bound first: each rank becomes at most one canasta, even with every wild card.
-    wilds = hc[DEUCE] + hc[JOKER]
-    possible = s.canastas
-    ex, nat, wild = s.ex, s.nat, s.wild
-    for r in RANKS:
-        if ex[r]:
-            size = nat[r] + wild[r]
-            if size < 7 <= size + hc[r] + wilds:
-                possible += 1
-        elif hc[r] and hc[r] + wilds >= 7:
-            possible += 1
-    if possible < s.req:
-        return False
+    # An upper bound first: each rank is at most one canasta, even given every wild card, so
+    # the req-th largest rank total (hand + table) plus the wild cards must reach 7.
+    req = s.req
+    if 0 < req <= 11:
+        totals = sorted(map(add, map(add, hc, s.nat), s.wild), reverse=True)
+        if totals[req - 1] + hc[DEUCE] + hc[JOKER] < 7:
+            return False
     singles = [r for r in RANKS if hc[r] == 1 and not s.ex[r]]
     b3 = hc[BLACK3]
     if len(singles) > 1 or b3 == 2 or (singles and b3 == 1) or (s.b3_melded and b3 > 1):

@@ -6,7 +6,7 @@ can still end legally after it (see ``feasibility``).
 
 from __future__ import annotations
 
-from .cards import BLACK3, DEUCE, JOKER, KIND_OF, N_KINDS, RED3, VALUE_OF
+from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
 from .feasibility import RANKS, Memo, Situation, _greedy_opening, can_go_out, viable
 from .moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Meld, Move, meld, take
 from .state import GameState, Phase
@@ -306,7 +306,13 @@ def _opening_met_or_waived(s: Situation) -> bool:
 
 def _try(moves: list[Move], s: Situation, move: Move, r: int, n: int, d: int, j: int,
          spare: int, memo: Memo) -> None:
-    if n + d + j <= spare:
+    k = n + d + j
+    if k <= spare:
+        moves.append(move)
+        return
+    # An opening that this move completes, keeping cards to discard, is fine as it stands.
+    if s.opening and not s.pending and not s.must_out and s.hand_n - k >= s.keep \
+            and s.total + KIND_VALUE[r] * n + 20 * d + 50 * j >= s.minimum:
         moves.append(move)
         return
     t = s.copy()
