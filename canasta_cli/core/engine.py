@@ -331,7 +331,7 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     while needed and taken < len(stock):
         card = stock[taken]
         taken += 1
-        _log(st, ev.Drew(seat, card, replacement=replacement))
+        st.log = (st.log, ev.Drew(seat, card, replacement))
         if KIND_OF[card] == RED3:
             st.stock = stock[taken:]
             _lay_red3(st, seat, card, "stock")
@@ -521,11 +521,11 @@ def _discard(st: GameState, mv: Discard) -> None:
     st.pile = st.pile + (card,)
     if mv.kind in (DEUCE, JOKER) or (mv.kind == BLACK3 and st.rules.black3_discard_freezes):
         st.pile_frozen = True
-    _log(st, ev.Discarded(seat, card))
+    st.log = (st.log, ev.Discarded(seat, card))
     if not st.hands[seat]:
         _go_out(st, seat)
         return
-    _finish_turn(st, seat)
+    _start_turn(st, (seat + 1) % st.rules.players)
 
 
 def _finish_turn(st: GameState, seat: int) -> None:

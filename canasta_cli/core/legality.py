@@ -6,6 +6,9 @@ can still end legally after it (see ``feasibility``).
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import itemgetter
+
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
 from .feasibility import RANKS, Memo, Situation, _greedy_opening, can_go_out, viable
 from .moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Meld, Move, meld, take
@@ -263,11 +266,13 @@ def _meld_moves(state: GameState) -> list[Move]:
             moves.append(END)
         return moves
     if _discard_ok(s):
-        moves.extend([DISCARDS[k] for k in _DISCARD_KINDS if hc[k]])
+        moves.extend(compress(_DISCARD_MOVES, _discard_counts(hc)))
     return moves
 
 
 _DISCARD_KINDS = (*RANKS, DEUCE, JOKER, BLACK3)
+_DISCARD_MOVES = tuple(DISCARDS[k] for k in _DISCARD_KINDS)
+_discard_counts = itemgetter(*_DISCARD_KINDS)  # a hand's counts in discard order, in C
 
 _NEW_MELDS: dict[tuple[int, int, int, int, int, bool], tuple[tuple[Meld, ...], int]] = {}
 
