@@ -2,6 +2,10 @@
 
 Each event knows its full content (for game records) and its projection for one seat, so the
 single place that decides visibility is ``Event.view``.
+
+Events are immutable by contract, like the state (nothing in the project assigns to one after
+it is made, and the log only grows).  They are not ``frozen`` dataclasses because a frozen
+dataclass's constructor costs several times more, and the engine makes one or two per move.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ def _t(cards: tuple[int, ...]) -> list[str]:
     return [TEXT_OF[c] for c in cards]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Event:
     def full(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -26,7 +30,7 @@ class Event:
         return self.full()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class HandStarted(Event):
     """A chance event: the shuffled deck is recorded but shown to nobody."""
 
@@ -44,7 +48,7 @@ class HandStarted(Event):
                 "minimums": list(self.minimums)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Dealt(Event):
     seat: int
     cards: tuple[int, ...]
@@ -58,7 +62,7 @@ class Dealt(Event):
         return {"type": "dealt", "seat": self.seat, "count": len(self.cards)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class UpcardTurned(Event):
     card: int
 
@@ -66,7 +70,7 @@ class UpcardTurned(Event):
         return {"type": "upcard", "card": TEXT_OF[self.card]}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Drew(Event):
     seat: int
     card: int
@@ -82,7 +86,7 @@ class Drew(Event):
         return {"type": "drew", "seat": self.seat, "replacement": self.replacement}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class RedThreeLaid(Event):
     seat: int
     card: int
@@ -93,7 +97,7 @@ class RedThreeLaid(Event):
                 "source": self.source}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PileTaken(Event):
     seat: int
     top: int
@@ -104,7 +108,7 @@ class PileTaken(Event):
                 "with": _t(self.with_cards)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PilePickedUp(Event):
     """The rest of a pile joins the hand once an opening by the pile has met its minimum."""
 
@@ -115,7 +119,7 @@ class PilePickedUp(Event):
         return {"type": "picked_up", "seat": self.seat, "cards": _t(self.cards)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PartnersFormed(Event):
     """Cut-throat: ``lone`` plays alone for the rest of the hand; ``partners`` share melds.
 
@@ -130,7 +134,7 @@ class PartnersFormed(Event):
                 "merged": [KIND_TEXT[r] for r in self.merged]}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Melded(Event):
     seat: int
     rank: int
@@ -142,7 +146,7 @@ class Melded(Event):
                 "cards": _t(self.cards), "concealed_canasta": self.concealed}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Added(Event):
     seat: int
     rank: int
@@ -153,7 +157,7 @@ class Added(Event):
                 "card": TEXT_OF[self.card]}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Discarded(Event):
     seat: int
     card: int
@@ -162,7 +166,7 @@ class Discarded(Event):
         return {"type": "discard", "seat": self.seat, "card": TEXT_OF[self.card]}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Asked(Event):
     seat: int
     partner: int
@@ -171,7 +175,7 @@ class Asked(Event):
         return {"type": "asked", "seat": self.seat, "partner": self.partner}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Answered(Event):
     seat: int
     yes: bool
@@ -180,7 +184,7 @@ class Answered(Event):
         return {"type": "answered", "seat": self.seat, "yes": self.yes}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class WentOut(Event):
     seat: int
     concealed: bool
@@ -189,7 +193,7 @@ class WentOut(Event):
         return {"type": "went_out", "seat": self.seat, "concealed": self.concealed}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class HandEnded(Event):
     hand_no: int
     reason: str
@@ -203,7 +207,7 @@ class HandEnded(Event):
                 "totals": list(self.totals)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class GameEnded(Event):
     winner: int | None
     reason: str
