@@ -7,12 +7,13 @@ can still end legally after it (see ``feasibility``).
 from __future__ import annotations
 
 from itertools import compress
-from operator import itemgetter
+from operator import add, itemgetter
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
 from .feasibility import RANKS, Memo, Situation, _greedy_opening, can_go_out, viable
 from .moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Meld, Move, meld, take
-from .state import GameState, Phase
+from .rules import Ruleset
+from .state import GameState, Phase, RowInfo
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -202,27 +203,42 @@ def _after_take(s: Situation, state: GameState, rank: int, n: int, d: int, j: in
 
 # Meld phase ---------------------------------------------------------------------------------
 
-def _meld_moves(state: GameState) -> list[Move]:
+def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every move kind
     rules = state.rules
-    s = situation(state)
-    hc = s.hc
-    maxw, c4 = s.maxw, s.c4
+    seat = state.turn_seat
+    hc = state.hc[seat]
+    info = state.minfo[state.team[seat]]
+    hand_n = len(state.hands[seat])
+    opening = not state.side_open_at_start
+    must_out = state.permission is True or state.committed_out
+    no_out = state.permission is False
+    pending = state.pile_pending
+    no_discard = state.phase is Phase.MELD_NO_DISCARD
     # Without an opening to finish or a promise to go out, any move that leaves two cards
-    # (one with no discard allowed) is safe; only the others need the feasibility search.
-    spare = s.hand_n - s.keep if not (s.opening or s.must_out or s.pending) else -1
+    # (one with no discard allowed) is safe; only the others need the feasibility search,
+    # and the situation it works on is built only then.
+    simple = not (opening or must_out or pending)
+    spare = hand_n - (1 if no_discard else 2) if simple else -1
+    s = None if simple else situation(state)
+    maxw, c4 = rules.max_wilds_per_meld, rules.wild_le_natural
     moves: list[Move] = []
     memo: Memo = {}
     may_ask = (state.phase is Phase.MELD and rules.permission_question and not state.asked
                and not state.acted)
-    out_now = (may_ask or s.opening) and not s.no_out and not s.pending and can_go_out(s)
+    out_now = False
+    if (may_ask or opening) and not no_out and not pending and _canastas_in_reach(rules, hc, info):
+        s = s or situation(state)
+        out_now = can_go_out(s)
     if may_ask and out_now:
         moves.append(ASK)
     deuces, jokers = hc[DEUCE], hc[JOKER]
     # A move never adds to what the hand can still meld, so if neither finishing route is open
     # now (opening out of reach, going out impossible), no meld or add can be listed.
-    hopeless = s.opening and not out_now and (
-        s.must_out or s.total + _greedy_opening(s)[0] < s.minimum)
-    ex, nat, wild = s.ex, s.nat, s.wild
+    hopeless = False
+    if opening and not out_now:
+        assert s is not None
+        hopeless = must_out or s.total + _greedy_opening(s)[0] < s.minimum
+    ex, nat, wild = info.ex, info.nat, info.wild
     for r in () if hopeless else RANKS:
         if ex[r]:
             adds = ADDS[r]
@@ -230,6 +246,7 @@ def _meld_moves(state: GameState) -> list[Move]:
                 if spare >= 1:
                     moves.append(adds[r])
                 else:
+                    s = s or situation(state)
                     _try(moves, s, adds[r], r, 1, 0, 0, spare, memo)
             if (deuces or jokers) and (min(maxw, nat[r]) if c4 else maxw) > wild[r]:
                 if spare >= 1:
@@ -238,6 +255,7 @@ def _meld_moves(state: GameState) -> list[Move]:
                     if jokers:
                         moves.append(adds[JOKER])
                     continue
+                s = s or situation(state)
                 if deuces:
                     _try(moves, s, adds[DEUCE], r, 0, 1, 0, spare, memo)
                 if jokers:
@@ -247,27 +265,47 @@ def _meld_moves(state: GameState) -> list[Move]:
             if biggest <= spare:
                 moves.extend(shapes)
                 continue
+            s = s or situation(state)
             for mv in shapes:
                 n, d, j = mv.naturals, mv.deuces, mv.jokers
                 if n + d + j <= spare:
                     moves.append(mv)
                 else:
                     _try(moves, s, mv, r, n, d, j, -1, memo)
-    if hc[BLACK3] >= 3 and not s.pending and not s.no_out and not s.b3_melded:
+    if hc[BLACK3] >= 3 and not pending and not no_out and not info.b3_melded:
+        s = s or situation(state)
         for n in range(3, hc[BLACK3] + 1):
             t = s.copy()
             t.add_to_meld(BLACK3, n, 0, 0)
             if viable(t, memo):
                 moves.append(meld(BLACK3, n))
-    if s.pending:
+    if pending:
         return moves
-    if state.phase is Phase.MELD_NO_DISCARD:
+    if simple and hand_n > 1:
+        # need is 0 for an open side: 'end' after a last red three, or any discard, is fine.
+        if no_discard:
+            moves.append(END)
+            return moves
+        moves.extend(compress(_DISCARD_MOVES, _discard_counts(hc)))
+        return moves
+    s = s or situation(state)
+    if no_discard:
         if s.hand_n >= 1 and not s.must_out and s.need <= 0:
             moves.append(END)
         return moves
     if _discard_ok(s):
         moves.extend(compress(_DISCARD_MOVES, _discard_counts(hc)))
     return moves
+
+
+def _canastas_in_reach(rules: Ruleset, hc: tuple[int, ...], info: RowInfo) -> bool:
+    """A bound before the going-out search: each rank is at most one canasta, even given
+    every wild card, so the req-th largest rank total plus the wild cards must reach 7."""
+    req = rules.canastas_to_go_out
+    if not 0 < req <= 11:
+        return True
+    totals = sorted(map(add, map(add, hc, info.nat), info.wild), reverse=True)
+    return bool(totals[req - 1] + hc[DEUCE] + hc[JOKER] >= 7)
 
 
 _DISCARD_KINDS = (*RANKS, DEUCE, JOKER, BLACK3)
