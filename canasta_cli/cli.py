@@ -688,6 +688,25 @@ def bench_engine_cmd(
                    f"{b.decisions_per_second:>13.0f}{b.mean_moves:>12.1f}{b.max_moves:>11}")
 
 
+@bench_app.command("referee")
+def bench_referee_cmd(
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
+    games: Annotated[int, typer.Option(help="Games per round.", min=1)] = 5,
+    rounds: Annotated[int, typer.Option(help="Rounds (referee, engine, referee...).", min=1)]
+    = 3,
+    seed: int = 0,
+) -> None:
+    """In-process games of four built-in random players through the referee, against the
+    bare engine playing the very same moves; interleaved rounds, the median ratio and spread."""
+    import os
+
+    from .benchreferee import bench_referee
+    r = load_rules(rules, set_ or ["max_hands=5"])
+    typer.echo(f"load average at start: {os.getloadavg()[0]:.2f}")
+    bench_referee(r, games, rounds, seed, typer.echo)
+
+
 @bench_app.command("corners")
 def bench_corners_cmd(
     hands: Annotated[int, typer.Option(help="Random hands per preset searched for the slowest"

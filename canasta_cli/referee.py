@@ -152,6 +152,8 @@ class Referee:
         self._request = max((s.last_request for s in seats), default=0)
         self._pending: list[dict[str, Any]] = []  # handshake failures, for the first record
         self.round_trips_ms: list[float] = []  # act built -> legal move in hand, per bot decision
+        # Seats that queue what they are sent (bots on a pipe); the others need no flush.
+        self._flushing = [i for i, s in enumerate(seats) if type(s).flush is not Seat.flush]
 
     # Setup -----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -258,8 +260,9 @@ class Referee:
                     forfeit = actor
                     break
                 state = apply(state, move)
-                self._write(record, {"type": "move", "seat": actor, "move": format_move(move),
-                                     "by": by})
+                if record is not None:
+                    self._write(record, {"type": "move", "seat": actor,
+                                         "move": format_move(move), "by": by})
         finally:
             result = self._finish(game, seed, state, forfeit, record, saved)
             # A saved game may go on later (even one cut short by an error): its seed stays
@@ -372,20 +375,24 @@ class Referee:
 
     def _publish(self, game: int, state: GameState, sent: Any, record: IO[str] | None) -> Any:
         """Send every event since ``sent`` (a log node) to every seat, as that seat sees it."""
+        hearing = [i for i, seat in enumerate(self.seats) if seat.hears_events]
+        if record is None and not hearing:
+            return state.log  # nobody to tell: in-process players that ignore events
         fresh: list[Event] = []
         node = state.log
         while node is not None and node is not sent:
             fresh.append(node[1])
             node = node[0]
         for event in reversed(fresh):
-            self._write(record, {"type": "event", "event": event.view(-1)})
-            for i in range(len(self.seats)):
+            if record is not None:
+                self._write(record, {"type": "event", "event": event.view(-1)})
+            for i in hearing:
                 self._send(i, event_message(game, event, i))
         if fresh:
             # Bots read the news while others think, not when their own turn starts.
-            for i, seat in enumerate(self.seats):
+            for i in self._flushing:
                 if i != state.actor and self._listening(i):
-                    seat.flush()
+                    self.seats[i].flush()
         return state.log
 
     def _finish(self, game: int, seed: int, state: GameState, forfeit: int | None,

@@ -123,3 +123,22 @@ def test_the_counts_kept_in_the_state_match_a_recount(name: str) -> None:
             assert st.hc == tuple(kind_counts(h) for h in st.hands)
             assert st.minfo == tuple(row_info(row) for row in st.melds)
             st = apply(st, rng.choice(legal_moves(st)))
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_incremental_history_equals_the_whole_log(name: str) -> None:
+    """Observations reuse the views made for earlier states: the history must be exactly the
+    whole log's views, also when an older state is observed after a newer one."""
+    from canasta_cli.core import observation
+    rules = PRESETS[name].with_options(max_hands=2)
+    st = new_game(rules, seed=5)
+    rng = random.Random(5)
+    kept = []
+    while not st.is_over:
+        seat = rng.randrange(rules.players)
+        assert observation(st, seat)["history"] == [e.view(seat) for e in st.events()]
+        if rng.random() < 0.05:
+            kept.append(st)
+        st = apply(st, rng.choice(legal_moves(st)))
+    for old in kept:  # going back in time recomputes
+        assert observation(old, 0)["history"] == [e.view(0) for e in old.events()]

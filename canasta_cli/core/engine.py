@@ -110,6 +110,7 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     st.game_end_reason = None
     st.turn_no = 0
     st.log = None
+    st.views = {}
     st._legal = None
     _deal(st)
     return st

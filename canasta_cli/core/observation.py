@@ -54,5 +54,22 @@ def observation(state: GameState, seat: int, history: bool = True) -> dict[str, 
         obs["winner"] = state.winner
         obs["end_reason"] = state.game_end_reason
     if history:
-        obs["history"] = [e.view(seat) for e in state.events()]
+        obs["history"] = _history(state, seat)
     return obs
+
+
+def _history(state: GameState, seat: int) -> list[dict[str, Any]]:
+    """Every event so far as ``seat`` sees it.  The views already made for an earlier state of
+    the same game are reused (the log only grows), so a game's observations cost the new
+    events only, not the whole log each time."""
+    cache = state.views
+    start = cache.get(seat)
+    fresh = []
+    node = state.log
+    while node is not None and (start is None or node is not start[0]):
+        fresh.append(node[1].view(seat))
+        node = node[0]
+    fresh.reverse()
+    views = (start[1] if start is not None and node is not None else []) + fresh
+    cache[seat] = (state.log, views)
+    return list(views)

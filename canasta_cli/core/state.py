@@ -145,7 +145,7 @@ class GameState:
         "hand_turns", "side_open_at_start", "seat_melded", "seat_melded_at_start",
         "opening_total", "took_pile", "pile_pending", "from_pile", "acted", "asked",
         "permission", "foreign_add", "committed_out", "results", "winner", "game_end_reason",
-        "log", "team", "lone", "hc", "minfo", "minimums", "_legal",
+        "log", "team", "lone", "hc", "minfo", "minimums", "views", "_legal",
     )
 
     rules: Ruleset
@@ -187,6 +187,9 @@ class GameState:
     hc: tuple[tuple[int, ...], ...]
     minfo: tuple[RowInfo, ...]
     minimums: tuple[int, ...]
+    # Shared by every state of one game: each seat's event views up to some log node, so that
+    # observations with history are made incrementally (one entry per seat: bounded).
+    views: dict[int, tuple[Any, list[dict[str, Any]]]]
     _legal: Any
 
     def _copy(self) -> GameState:
@@ -230,6 +233,7 @@ class GameState:
         new.hc = self.hc
         new.minfo = self.minfo
         new.minimums = self.minimums
+        new.views = self.views
         new._legal = None
         return new
 

@@ -19,6 +19,8 @@ class GreedyPlayer:
     """Deterministic: the same request always gets the same answer (ties go to the listed
     order), so tournaments with it reproduce exactly whatever the scheduling."""
 
+    hears_events = False  # it decides from each request alone
+
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         if msg.get("type") != "act":
             return None

@@ -32,13 +32,84 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 class Prepared(dict[str, Any]):
-    """A message that already knows its wire form (requests to act are built on the hot path
-    of every decision, so they are encoded from cached pieces).  ``explain`` is for in-process
-    seats only and never goes on the wire."""
+    """A message whose costly parts are made when first read.
 
-    wire: bytes
+    Requests and events are built on the hot path of every decision, for every seat.  An
+    in-process player that reads only ``id`` and ``moves`` should not pay for the observation,
+    nor one that ignores events for each event's view; a bot's pipe needs only the bytes, made
+    from cached pieces.  Every way of reading the message (``[]``, ``get``, ``in``, iteration,
+    ``==``, JSON encoding) sees all of it.  ``explain`` is for in-process seats only and never
+    goes on the wire."""
+
     explain: Callable[[Move], str]
     sequence: Callable[[list[Move]], tuple[int, str] | None]
+    legal: list[Move] | None = None  # in-process players: the listed moves as engine objects
+    _wire: bytes | None = None
+    _wire_fn: Callable[[], bytes] | None = None
+
+    def __init__(self, fields: dict[str, Any], lazy: dict[str, Callable[[], Any]],
+                 wire: Callable[[], bytes] | None = None) -> None:
+        super().__init__(fields)
+        self._lazy = lazy
+        if wire is not None:
+            self._wire_fn = wire
+
+    def __missing__(self, key: str) -> Any:
+        make = self._lazy.pop(key, None)
+        if make is None:
+            raise KeyError(key)
+        value = make()
+        dict.__setitem__(self, key, value)
+        return value
+
+    def fill(self) -> Prepared:
+        for key in list(self._lazy):
+            self[key]
+        return self
+
+    @property
+    def wire(self) -> bytes:
+        if self._wire is None:
+            self._wire = self._wire_fn() if self._wire_fn is not None else \
+                (_ENCODER.encode(dict(self.fill())) + "\n").encode("utf-8")
+        return self._wire
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self._lazy else dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._lazy or dict.__contains__(self, key)
+
+    def __iter__(self) -> Any:
+        return dict.__iter__(self.fill())
+
+    def __len__(self) -> int:
+        return dict.__len__(self) + len(self._lazy)
+
+    def keys(self) -> Any:
+        return dict.keys(self.fill())
+
+    def values(self) -> Any:
+        return dict.values(self.fill())
+
+    def items(self) -> Any:
+        return dict.items(self.fill())
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self.fill())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Prepared):
+            other.fill()
+        return dict.__eq__(self.fill(), other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return dict.__repr__(self.fill())
 
 
 def encode(msg: dict[str, Any]) -> bytes:
@@ -59,7 +130,8 @@ def game_start_message(game: int, seat: int, rules: Ruleset, names: list[str]) -
 
 
 def event_message(game: int, event: Event, seat: int) -> dict[str, Any]:
-    return {"type": "event", "game": game, "event": event.view(seat)}
+    """The event as ``seat`` sees it (the view is made when the message is read or sent)."""
+    return Prepared({"type": "event", "game": game}, {"event": partial(event.view, seat)})
 
 
 def move_json(move: Move, index: int) -> dict[str, Any]:
@@ -92,22 +164,55 @@ def _move_parts(move: Move) -> tuple[dict[str, Any], str]:
     return parts
 
 
+class ActRequest(Prepared):
+    """The request to act: the observation and the listed moves are made when first read,
+    the bytes when first sent (an in-process player may need neither)."""
+
+    def __init__(self, game: int, request: int, state: GameState, moves: list[Move],
+                 deadline_ms: int, bank_ms: int, wire_only: bool) -> None:
+        dict.__init__(self, type="act", game=game, id=request, seat=state.actor,
+                      deadline_ms=deadline_ms, bank_ms=bank_ms)
+        self._lazy = {"observation": None, "moves": None}  # type: ignore[dict-item]
+        self._state = state
+        self.legal = moves
+        self._wire_only = wire_only
+
+    def __missing__(self, key: str) -> Any:
+        if key not in self._lazy:
+            raise KeyError(key)
+        del self._lazy[key]
+        if key == "observation":
+            value: Any = observation(self._state, self._state.actor, False)
+        elif self._wire_only:
+            value = []
+        else:
+            value = [{"index": i, **_move_parts(m)[0]} for i, m in enumerate(self.legal or [])]
+        dict.__setitem__(self, key, value)
+        return value
+
+    @property
+    def wire(self) -> bytes:
+        if self._wire is None:
+            moves_text = ",".join(f'{{"index":{i},{_move_parts(m)[1]}'
+                                  for i, m in enumerate(self.legal or []))
+            get = dict.__getitem__
+            self._wire = (
+                f'{{"type":"act","game":{get(self, "game")},"id":{get(self, "id")},'
+                f'"seat":{get(self, "seat")},"observation":'
+                f'{_observation_text(self["observation"], self._state)},"moves":[{moves_text}],'
+                f'"deadline_ms":{get(self, "deadline_ms")},"bank_ms":{get(self, "bank_ms")}}}\n'
+            ).encode()
+        return self._wire
+
+
 def act_message(game: int, request: int, state: GameState, moves: list[Move],
                 deadline_ms: int, bank_ms: int, wire_only: bool = False,
                 explains: bool = False) -> dict[str, Any]:
     """The request to act.  ``wire_only`` (for seats that only want the bytes) leaves the
     listed moves out of the dict; the wire form always has everything.  ``explains`` attaches
-    ``explain`` for a person's prompt; no other seat gets it (it closes over the state)."""
-    seat = state.actor
-    obs = observation(state, seat, history=False)
-    parts = [_move_parts(m) for m in moves]
-    msg = Prepared(type="act", game=game, id=request, seat=seat, observation=obs,
-                   moves=[] if wire_only else [{"index": i, **p[0]} for i, p in enumerate(parts)],
-                   deadline_ms=deadline_ms, bank_ms=bank_ms)
-    moves_text = ",".join(f'{{"index":{i},{p[1]}' for i, p in enumerate(parts))
-    msg.wire = (f'{{"type":"act","game":{game},"id":{request},"seat":{seat},"observation":'
-                f'{_observation_text(obs, state)},"moves":[{moves_text}],'
-                f'"deadline_ms":{deadline_ms},"bank_ms":{bank_ms}}}\n').encode()
+    ``explain`` for a person's prompt; no other seat gets it (it closes over the state).
+    In-process players also find the listed moves as engine objects in ``legal``."""
+    msg = ActRequest(game, request, state, moves, deadline_ms, bank_ms, wire_only)
     if explains:
         msg.explain = partial(_explain, state)
         msg.sequence = partial(_sequence, state)

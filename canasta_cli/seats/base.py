@@ -35,6 +35,7 @@ class Seat(abc.ABC):
     started: bool = False  # the handshake is done (set by the referee)
     explains: bool = False  # a person's seat: requests carry ``explain`` for refused moves
     last_request: int = 0  # the highest request id sent to this seat (ids never repeat for it)
+    hears_events: bool = True  # False: an in-process player that ignores events is not sent them
 
     @abc.abstractmethod
     def start(self, hello: Message, timeout: float) -> Message: ...

@@ -17,6 +17,9 @@ class PolicySeat(Seat):
     def __init__(self, name: str, policy: Policy) -> None:
         self.name = name
         self.policy = policy
+        # A player that declares it ignores events (it decides from each request alone) is
+        # spared them: building a view per event and seat is most of an in-process game.
+        self.hears_events = bool(getattr(policy, "hears_events", True))
 
     def start(self, hello: Message, timeout: float) -> Message:
         self.policy(hello)
