@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from dataclasses import dataclass
 
@@ -69,9 +70,13 @@ class ProtocolBench:
     inprocess_game_s: float
     games: int
     echo4_median_ms: float
+    round_ratios: tuple[float, ...] = ()  # per round: referee median / echo median
 
     @property
     def ratio(self) -> float:
+        """The median of the per-round ratios (each round: a game, then its echo replay)."""
+        if self.round_ratios:
+            return float(statistics.median(self.round_ratios))
         return self.referee_median_ms / self.echo_median_ms if self.echo_median_ms else 0.0
 
     @property
@@ -91,9 +96,13 @@ def _percentile(xs: list[float], q: float) -> float:
 def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
                    spin_us: int = 300) -> ProtocolBench:
     """Per-decision round trip through a subprocess bot, referee included, against the floor:
-    the very same bytes (the events since the seat's last turn, then the request) written to a
-    bare echo process that parses every JSON line and answers each request with a fixed line.
-    Then whole 4-player games of subprocess bots against in-process random players."""
+    the very same bytes written in the round trip (the request, after anything still queued
+    for that bot; its events are normally sent while the request is built) written to a bare
+    echo process that parses every JSON line and answers each request with a fixed line.
+
+    Rounds alternate: one game through the referee, then its requests through the echo, and
+    so on, so that machine drift touches both; the ratio is taken per round.  Then whole
+    4-player games of subprocess bots against in-process random players."""
 
     from .core import CLASSIC
     from .referee import Referee
@@ -113,22 +122,33 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(4)]
     ref = Referee(seats, rules)
     ref.start()
-    t0 = time.perf_counter()
+    trips: list[float] = []
+    floor: list[float] = []
+    floor4: list[float] = []
+    ratios: list[float] = []
+    sub_s = 0.0
     for g in range(games):
+        batches.clear()
+        before = len(ref.round_trips_ms)
+        t0 = time.perf_counter()
         ref.play(g + 1, seed=seed + g)
-    sub_s = (time.perf_counter() - t0) / games
-    trips = ref.round_trips_ms
+        sub_s += time.perf_counter() - t0
+        mine = ref.round_trips_ms[before:]
+        echo = _echo_floor(list(batches), 1)
+        trips += mine
+        floor += echo
+        floor4 += _echo_floor(list(batches), 4)
+        if echo and mine:
+            ratios.append(statistics.median(mine) / statistics.median(echo))
     ref.close()
-    floor = _echo_floor(batches, 1)
-    floor4 = _echo_floor(batches, 4)
     inproc = Referee([builtin_seat("builtin:random", i) for i in range(4)], rules)
     t0 = time.perf_counter()
     for g in range(games):
         inproc.play(g + 1, seed=seed + g)
     in_s = (time.perf_counter() - t0) / games
     return ProtocolBench(len(trips), _percentile(trips, 0.5), _percentile(trips, 0.9),
-                         _percentile(floor, 0.5), _percentile(floor, 0.9), sub_s, in_s, games,
-                         _percentile(floor4, 0.5))
+                         _percentile(floor, 0.5), _percentile(floor, 0.9), sub_s / games, in_s,
+                         games, _percentile(floor4, 0.5), tuple(ratios))
 
 
 def _echo_floor(batches: list[tuple[int, bytes]], processes: int) -> list[float]:

@@ -745,12 +745,15 @@ def _bench_bot(bot: str) -> list[str]:
 @bench_app.command("protocol")
 def bench_protocol_cmd(
     bot: BotOpt = "",
-    games: Annotated[int, typer.Option(help="One-hand games to time.", min=1)] = 3,
+    games: Annotated[int, typer.Option(help="One-hand games to time (one round each).", min=1)]
+    = 7,
     seed: int = 0,
     spin_us: Annotated[int, typer.Option(
         help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
 ) -> None:
     """Round trip per decision through a subprocess bot vs a bare JSON echo; game times."""
+    import os
+
     from .bench import bench_protocol
     b = bench_protocol(_bench_bot(bot), games, seed, spin_us)
     typer.echo(f"decisions measured: {b.decisions}")
@@ -758,7 +761,10 @@ def bench_protocol_cmd(
                f"  p90 {b.referee_p90_ms:.3f} ms")
     typer.echo(f"bare JSON-line echo floor:  median {b.echo_median_ms:.3f} ms"
                f"  p90 {b.echo_p90_ms:.3f} ms")
-    typer.echo(f"ratio (median): {b.ratio:.2f}x")
+    rs = sorted(b.round_ratios)
+    typer.echo(f"ratio, median of {len(rs)} interleaved rounds (a game, then its echo):"
+               f" {b.ratio:.2f}x (min {rs[0]:.2f}, max {rs[-1]:.2f}); load average"
+               f" {os.getloadavg()[0]:.2f}")
     typer.echo(f"echo floor with one echo process per seat, as in a match: median"
                f" {b.echo4_median_ms:.3f} ms, ratio {b.ratio4:.2f}x")
     typer.echo(f"one-hand 4-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"

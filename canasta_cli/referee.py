@@ -389,9 +389,10 @@ class Referee:
             for i in hearing:
                 self._send(i, event_message(game, event, i))
         if fresh:
-            # Bots read the news while others think, not when their own turn starts.
+            # Bots read the news while others think, not when their own turn starts; the bot
+            # to act reads it while its request is being built.
             for i in self._flushing:
-                if i != state.actor and self._listening(i):
+                if self._listening(i):
                     self.seats[i].flush()
         return state.log
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import partial
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from ..core import (
@@ -29,6 +30,17 @@ CAPABILITIES = ("move_text", "move_index")
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+# The C encoder behind _ENCODER, made once: JSONEncoder.encode builds a new one per call,
+# which is a third of the cost of a small message.
+_C_ENCODE = c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False,
+                           False, True) if c_make_encoder is not None else None
+
+
+def _dumps(obj: Any) -> str:
+    """Compact JSON (no spaces, UTF-8 text as is): the protocol's wire form."""
+    if _C_ENCODE is not None and isinstance(obj, dict):
+        return "".join(_C_ENCODE(obj, 0))
+    return _ENCODER.encode(obj)
 
 
 class Prepared(dict[str, Any]):
@@ -71,7 +83,7 @@ class Prepared(dict[str, Any]):
     def wire(self) -> bytes:
         if self._wire is None:
             self._wire = self._wire_fn() if self._wire_fn is not None else \
-                (_ENCODER.encode(dict(self.fill())) + "\n").encode("utf-8")
+                (_dumps(dict(self.fill())) + "\n").encode("utf-8")
         return self._wire
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -115,7 +127,7 @@ class Prepared(dict[str, Any]):
 def encode(msg: dict[str, Any]) -> bytes:
     if isinstance(msg, Prepared):
         return msg.wire
-    return (_ENCODER.encode(msg) + "\n").encode("utf-8")
+    return (_dumps(msg) + "\n").encode("utf-8")
 
 
 def hello_message(seat: int, rules: Ruleset, time: dict[str, int], name: str = "") -> dict[str, Any]:
@@ -159,7 +171,7 @@ def _move_parts(move: Move) -> tuple[dict[str, Any], str]:
     if parts is None:
         fields = move_json(move, 0)
         del fields["index"]
-        parts = (fields, _ENCODER.encode(fields)[1:])
+        parts = (fields, _dumps(fields)[1:])
         _MOVE_CACHE[move] = parts
     return parts
 
@@ -240,13 +252,13 @@ def _observation_text(obs: dict[str, Any], state: GameState) -> str:
     del light["melds"]
     melds = ",".join("[" + ",".join(_meld_text(m) for m in row if m is not None) + "]"
                      for row in state.melds)
-    return f'{_ENCODER.encode(light)[:-1]},"melds":[{melds}]}}'
+    return f'{_dumps(light)[:-1]},"melds":[{melds}]}}'
 
 
 def _meld_text(meld: MeldState) -> str:
     text = meld._wire
     if text is None:
-        text = _ENCODER.encode(meld.to_json())
+        text = _dumps(meld.to_json())
         object.__setattr__(meld, "_wire", text)
     return text
 
