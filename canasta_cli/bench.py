@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import time
@@ -177,15 +178,29 @@ def _echo_floor(batches: list[tuple[int, bytes]], processes: int) -> list[float]
 class TournamentBench:
     games: int
     seconds: dict[int, float]
+    cpu: dict[int, float]      # CPU seconds used by this process and its children, per level
+    load: dict[int, float]     # 1-minute load average at the end of each level's run
 
     def rate(self, k: int) -> float:
         return self.games / self.seconds[k] if self.seconds[k] else 0.0
 
+    def cores(self, k: int) -> float:
+        """Cores kept busy on average: a game that already keeps u cores busy at concurrency
+        1 cannot run more than 2/u times faster on two cores."""
+        return self.cpu[k] / self.seconds[k] if self.seconds[k] else 0.0
+
+
+def _cpu_seconds() -> float:
+    import resource
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
 
 def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0,
-                     levels: tuple[int, ...] = (1, 2)) -> TournamentBench:
-    """Games per second of a two-bot tournament of subprocess bots (one-hand games) at each
-    concurrency level, from scratch each time."""
+                     levels: tuple[int, ...] = (1, 2), hands: int = 1) -> TournamentBench:
+    """Games per second of a two-bot tournament (``hands``-hand games) at each concurrency
+    level, from scratch each time, with the CPU time it took and the load average."""
     import shlex
     import tempfile
     from pathlib import Path
@@ -195,12 +210,15 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0,
 
     command = " ".join(shlex.quote(a) for a in bot)
     bots = {"a": command, "b": command}
-    rules = CLASSIC.with_options(max_hands=1)
+    rules = CLASSIC.with_options(max_hands=hands)
     seconds: dict[int, float] = {}
+    cpu: dict[int, float] = {}
+    load: dict[int, float] = {}
     games = 0
     for k in levels:
         with tempfile.TemporaryDirectory() as tmp:
             executor: Executor = LocalExecutor(k) if k > 1 else InlineExecutor()
+            c0 = _cpu_seconds()
             t0 = time.perf_counter()
             try:
                 state = run_tournament(bots, "round-robin", deals, rules, seed, Path(tmp),
@@ -208,5 +226,7 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0,
             finally:
                 executor.close()
             seconds[k] = time.perf_counter() - t0
+            cpu[k] = _cpu_seconds() - c0
+            load[k] = os.getloadavg()[0]
             games = len(state.rows)
-    return TournamentBench(games, seconds)
+    return TournamentBench(games, seconds, cpu, load)

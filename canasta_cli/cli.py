@@ -739,6 +739,8 @@ BotOpt = Annotated[str, typer.Option(help="Bot command (default: bots/random_bot
 def _bench_bot(bot: str) -> list[str]:
     import shlex
     import sys
+    if bot.startswith("builtin:"):
+        return [bot]
     return shlex.split(bot) if bot else [sys.executable, str(_bots_dir() / "random_bot.py")]
 
 
@@ -775,14 +777,19 @@ def bench_protocol_cmd(
 def bench_tournament_cmd(
     bot: BotOpt = "",
     games: Annotated[int, typer.Option(help="Duplicate deals (two games each).", min=1)] = 100,
+    hands: Annotated[int, typer.Option(help="Hands per game (max_hands).", min=1)] = 1,
 ) -> None:
-    """Games per second with concurrency 1 and 2 (subprocess bots), and the speed-up."""
+    """Games per second with concurrency 1 and 2, the speed-up, the cores each run kept busy
+    and the load average.  --bot builtin:random measures the runner itself (each game one
+    process); a subprocess bot adds the bots' own work, which already runs in parallel."""
     from .bench import bench_tournament
-    b = bench_tournament(_bench_bot(bot), games)
+    b = bench_tournament(_bench_bot(bot), games, hands=hands)
     for k in (1, 2):
         typer.echo(f"concurrency {k}: {b.games} games in {b.seconds[k]:.2f} s ="
-                   f" {b.rate(k):.1f} games/s")
-    typer.echo(f"speed-up: {b.rate(2) / b.rate(1):.2f}x")
+                   f" {b.rate(k):.1f} games/s, {b.cores(k):.2f} cores busy, load average"
+                   f" {b.load[k]:.2f}")
+    typer.echo(f"speed-up: {b.rate(2) / b.rate(1):.2f}x (at most {2 / max(b.cores(1), 1):.2f}x"
+               f" on two cores for work that keeps {b.cores(1):.2f} cores busy at concurrency 1)")
 
 
 def _bots_dir() -> Path:
