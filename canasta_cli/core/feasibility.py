@@ -297,13 +297,18 @@ def _exact_opening(s: Situation, need: int, keep: int) -> bool:
     return False
 
 
-def can_go_out(s: Situation) -> bool:
+def can_go_out(s: Situation, bound_checked: bool = False) -> bool:
     """Can the player meld everything (but one discard) this turn and go out legally?"""
     hc = s.hc
     # An upper bound first: each rank is at most one canasta, even given every wild card, so
     # the req-th largest rank total (hand + table) plus the wild cards must reach 7.
     req = s.req
-    if 0 < req <= 11:
+    if bound_checked:
+        pass
+    elif req == 1:
+        if max(map(add, map(add, hc, s.nat), s.wild)) + hc[DEUCE] + hc[JOKER] < 7:
+            return False
+    elif 0 < req <= 11:
         totals = sorted(map(add, map(add, hc, s.nat), s.wild), reverse=True)
         if totals[req - 1] + hc[DEUCE] + hc[JOKER] < 7:
             return False

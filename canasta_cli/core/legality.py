@@ -228,7 +228,7 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
     out_now = False
     if (may_ask or opening) and not no_out and not pending and _canastas_in_reach(rules, hc, info):
         s = s or situation(state)
-        out_now = can_go_out(s)
+        out_now = can_go_out(s, bound_checked=True)
     if may_ask and out_now:
         moves.append(ASK)
     deuces, jokers = hc[DEUCE], hc[JOKER]
@@ -302,6 +302,8 @@ def _canastas_in_reach(rules: Ruleset, hc: tuple[int, ...], info: RowInfo) -> bo
     """A bound before the going-out search: each rank is at most one canasta, even given
     every wild card, so the req-th largest rank total plus the wild cards must reach 7."""
     req = rules.canastas_to_go_out
+    if req == 1:
+        return bool(max(map(add, map(add, hc, info.nat), info.wild)) + hc[DEUCE] + hc[JOKER] >= 7)
     if not 0 < req <= 11:
         return True
     totals = sorted(map(add, map(add, hc, info.nat), info.wild), reverse=True)
