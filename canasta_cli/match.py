@@ -87,6 +87,7 @@ def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
     try:
         for g in range(1, games + 1):
             results.append(referee.play(g, seed=seeds[g - 1], scores=scores, hand_no=hand_no))
+        referee.end_match(results)
     finally:
         referee.close()
     return MatchResult(rules, specs, results, log_dir)

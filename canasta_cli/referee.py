@@ -30,12 +30,16 @@ from .core.moves import Answer, Discard, Draw
 from .files import open_private, write_private
 from .protocol.messages import (
     PROTOCOL,
+    PROTOCOL_1_1,
+    PROTOCOLS,
     act_message,
     error_message,
     event_message,
     game_end_message,
     game_start_message,
+    granted,
     hello_message,
+    match_end_message,
 )
 from .protocol.replies import IllegalReply, ProtocolError, quote, read_reply
 from .seats.base import Interrupted, Seat, SeatFailure
@@ -170,9 +174,12 @@ class Referee:
             hello = hello_message(i, self.rules, self.time.to_json(), seat.name)
             try:
                 ready = seat.start(hello, self.time.startup_ms / 1000)
-                if ready.get("protocol", PROTOCOL) != PROTOCOL:
-                    raise SeatFailure("PROTOCOL_ERROR", f"speaks {quote(str(ready.get('protocol')))},"
-                                      f" not {PROTOCOL}")
+                spoken = ready.get("protocol", PROTOCOL)
+                if spoken not in PROTOCOLS:
+                    raise SeatFailure("PROTOCOL_ERROR", f"speaks {quote(str(spoken))}, not"
+                                      f" {' or '.join(PROTOCOLS)}")
+                seat.protocol = str(spoken)
+                seat.caps = granted(ready) if spoken == PROTOCOL_1_1 else frozenset()
                 seat.started = True
             except SeatFailure as f:
                 seat.close()  # a bot that failed its handshake is not kept running
@@ -183,6 +190,16 @@ class Referee:
         self.reports[seat].alive = False
         self._pending.append({"type": "failure", "seat": seat, "status": status,
                               "reason": reason})
+
+    def end_match(self, results: list[GameResult]) -> None:
+        """canasta/1.1 seats hear ``match_end`` (the results so far) before ``bye``."""
+        summary = [{"game": r.game, "winner": r.winner, "reason": r.reason,
+                    "scores": list(r.scores)} for r in results]
+        for i, seat in enumerate(self.seats):
+            if seat.protocol == PROTOCOL_1_1:
+                self._send(i, match_end_message(i, summary))
+                if i in self._flushing and self._listening(i):
+                    seat.flush()
 
     def close(self) -> None:
         for seat in self.seats:
@@ -234,8 +251,9 @@ class Referee:
             self.reports[note["seat"]].failures[note["status"]] += 1  # counted in this game
             self._write(record, note)
         self._pending.clear()
-        for i, _seat in enumerate(self.seats):
-            self._send(i, game_start_message(game, i, rules, names))
+        for i, seat in enumerate(self.seats):
+            self._send(i, game_start_message(
+                game, i, rules, names, seat.caps if seat.protocol == PROTOCOL_1_1 else None))
         sent: Any = None
         forfeit: int | None = None
         saved = False
@@ -250,6 +268,8 @@ class Referee:
                 move: Move | None
                 if pending:
                     move, by = _recorded_move(state, pending.pop(0))
+                elif len(moves) == 1 and "auto_forced" in self.seats[actor].caps:
+                    move, by = moves[0], "auto"  # asked for: a forced move is not asked
                 else:
                     try:
                         move, by = self._decide(game, state, moves, record)
@@ -295,7 +315,7 @@ class Referee:
         budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
         start = time.monotonic()
         msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
-                          wire_only=seat.wire_only, explains=seat.explains)
+                          wire_only=seat.wire_only, explains=seat.explains, caps=seat.caps)
         move: Move | None = None
         failure: tuple[str, str] | None = None
         retries = 0

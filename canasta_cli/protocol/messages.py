@@ -26,7 +26,11 @@ from ..core.state import MeldState
 from .replies import MAX_LINE
 
 PROTOCOL = "canasta/1"
+PROTOCOL_1_1 = "canasta/1.1"
+PROTOCOLS = (PROTOCOL, PROTOCOL_1_1)
 CAPABILITIES = ("move_text", "move_index")
+# canasta/1.1: what a bot may ask for in ready.capabilities (protocol/README.md).
+OPTIONAL = ("history", "annotations", "auto_forced", "public")
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
@@ -136,9 +140,28 @@ def hello_message(seat: int, rules: Ruleset, time: dict[str, int], name: str = "
             "max_line": MAX_LINE, "seat_name": name}
 
 
-def game_start_message(game: int, seat: int, rules: Ruleset, names: list[str]) -> dict[str, Any]:
-    return {"type": "game_start", "game": game, "seat": seat, "side": rules.side_of(seat),
-            "players": rules.players, "rules": rules.to_dict(), "names": names}
+def game_start_message(game: int, seat: int, rules: Ruleset, names: list[str],
+                       caps: frozenset[str] | None = None) -> dict[str, Any]:
+    """``caps`` (canasta/1.1 seats only) confirms the protocol and the capabilities granted."""
+    msg = {"type": "game_start", "game": game, "seat": seat, "side": rules.side_of(seat),
+           "players": rules.players, "rules": rules.to_dict(), "names": names}
+    if caps is not None:
+        msg.update(protocol=PROTOCOL_1_1, capabilities=sorted(caps))
+    return msg
+
+
+def match_end_message(seat: int, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """canasta/1.1: the results of the match so far, before ``bye``."""
+    return {"type": "match_end", "seat": seat, "games": len(results), "results": results}
+
+
+def granted(ready: dict[str, Any]) -> frozenset[str]:
+    """The optional capabilities a canasta/1.1 ``ready`` asks for and the referee has; names it
+    does not know are ignored (a later referee may have them)."""
+    asked = ready.get("capabilities")
+    if not isinstance(asked, list):
+        return frozenset()
+    return frozenset(c for c in asked[:64] if isinstance(c, str) and c in OPTIONAL)
 
 
 def event_message(game: int, event: Event, seat: int) -> dict[str, Any]:
@@ -181,32 +204,65 @@ class ActRequest(Prepared):
     the bytes when first sent (an in-process player may need neither)."""
 
     def __init__(self, game: int, request: int, state: GameState, moves: list[Move],
-                 deadline_ms: int, bank_ms: int, wire_only: bool) -> None:
+                 deadline_ms: int, bank_ms: int, wire_only: bool,
+                 caps: frozenset[str] = frozenset()) -> None:
         dict.__init__(self, type="act", game=game, id=request, seat=state.actor,
                       deadline_ms=deadline_ms, bank_ms=bank_ms)
         self._lazy = {"observation": None, "moves": None}  # type: ignore[dict-item]
         self._state = state
         self.legal = moves
         self._wire_only = wire_only
+        self._caps = caps
+        self._facts: list[dict[str, Any]] | None = None
+
+    def _move_facts(self) -> list[dict[str, Any]]:
+        if self._facts is None:
+            from ..core.facts import move_facts
+            self._facts = move_facts(self._state, list(self.legal or []))
+        return self._facts
+
+    def _observation(self) -> dict[str, Any]:
+        state, caps = self._state, self._caps
+        obs = observation(state, state.actor, "history" in caps)
+        if "public" in caps:
+            from ..core.facts import public_facts
+            from ..core.observation import history_views
+            views = obs["history"] if "history" in caps else history_views(state, state.actor)
+            obs["public"] = public_facts(views, obs, state.rules.decks)
+        return obs
 
     def __missing__(self, key: str) -> Any:
         if key not in self._lazy:
             raise KeyError(key)
         del self._lazy[key]
         if key == "observation":
-            value: Any = observation(self._state, self._state.actor, False)
+            value: Any = self._observation()
         elif self._wire_only:
             value = []
+        elif "annotations" in self._caps:
+            value = [{"index": i, **_move_parts(m)[0], "facts": f}
+                     for i, (m, f) in enumerate(zip(self.legal or [], self._move_facts(),
+                                                    strict=True))]
         else:
             value = [{"index": i, **_move_parts(m)[0]} for i, m in enumerate(self.legal or [])]
         dict.__setitem__(self, key, value)
+        # Keep the wire order (observation, moves, then the clock) for whoever iterates.
+        for tail in ("observation", "moves", "deadline_ms", "bank_ms"):
+            if dict.__contains__(self, tail):
+                dict.__setitem__(self, tail, dict.pop(self, tail))
         return value
 
     @property
     def wire(self) -> bytes:
         if self._wire is None:
-            moves_text = ",".join(f'{{"index":{i},{_move_parts(m)[1]}'
-                                  for i, m in enumerate(self.legal or []))
+            if "annotations" in self._caps:
+                moves_text = ",".join(
+                    f'{{"index":{i},{_move_parts(m)[1][:-1]},"facts":{_dumps(f)}}}'
+                    for i, (m, f) in enumerate(zip(self.legal or [], self._move_facts(),
+                                                   strict=True)))
+            else:
+                moves_text = ",".join(f'{{"index":{i},{_move_parts(m)[1]}'
+                                      for i, m in enumerate(self.legal or []))
             get = dict.__getitem__
             self._wire = (
                 f'{{"type":"act","game":{get(self, "game")},"id":{get(self, "id")},'
@@ -219,12 +275,12 @@ class ActRequest(Prepared):
 
 def act_message(game: int, request: int, state: GameState, moves: list[Move],
                 deadline_ms: int, bank_ms: int, wire_only: bool = False,
-                explains: bool = False) -> dict[str, Any]:
+                explains: bool = False, caps: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The request to act.  ``wire_only`` (for seats that only want the bytes) leaves the
     listed moves out of the dict; the wire form always has everything.  ``explains`` attaches
     ``explain`` for a person's prompt; no other seat gets it (it closes over the state).
     In-process players also find the listed moves as engine objects in ``legal``."""
-    msg = ActRequest(game, request, state, moves, deadline_ms, bank_ms, wire_only)
+    msg = ActRequest(game, request, state, moves, deadline_ms, bank_ms, wire_only, caps)
     if explains:
         msg.explain = partial(_explain, state)
         msg.sequence = partial(_sequence, state)

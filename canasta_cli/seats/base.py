@@ -36,6 +36,8 @@ class Seat(abc.ABC):
     explains: bool = False  # a person's seat: requests carry ``explain`` for refused moves
     last_request: int = 0  # the highest request id sent to this seat (ids never repeat for it)
     hears_events: bool = True  # False: an in-process player that ignores events is not sent them
+    protocol: str = "canasta/1"  # what the seat said in ready (set by the referee)
+    caps: frozenset[str] = frozenset()  # optional capabilities granted (canasta/1.1)
 
     @abc.abstractmethod
     def start(self, hello: Message, timeout: float) -> Message: ...

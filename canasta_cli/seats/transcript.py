@@ -77,6 +77,8 @@ class TranscriptSeat(Seat):
         return self.inner.late()
 
     def close(self) -> None:
+        if self.started and self._file is not None:
+            self._log("referee", {"type": "bye"})  # what closing a seat says to its bot
         self.inner.close()
         self._write_out()
         if self._file is not None:

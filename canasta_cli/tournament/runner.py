@@ -103,6 +103,8 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
     referee = Referee(seats, rules, TimeControl(**config.time))
     try:
         result = referee.play(task.index + 1, seed=task.seed)
+        if fresh:
+            referee.end_match([result])  # a fresh bot's match is this one game
     finally:
         for seat in fresh:
             seat.close(grace=0.5)
