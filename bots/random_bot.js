@@ -1,38 +1,17 @@
 #!/usr/bin/env node
-// A Canasta bot for Node.js, protocol canasta/1: one JSON object per line on stdin/stdout.
-// It picks a random legal move, except that it goes out, takes piles and melds when it can.
+// A Canasta bot for Node.js, with the bot kit next to it (canasta_kit.js): it picks a random
+// legal move, except that it prefers taking the pile and melding.
 "use strict";
-const readline = require("readline");
+const kit = require("./canasta_kit");
 
-const rl = readline.createInterface({ input: process.stdin, terminal: false });
-let request = null;
-
-function send(obj) {
-  process.stdout.write(JSON.stringify(obj) + "\n");
-}
-
-function choose(msg) {
-  const moves = msg.moves;
-  const prefer = ["pile", "meld", "add"];
-  for (const action of prefer) {
+function choose(observation, moves) {
+  for (const action of ["pile", "meld", "add"]) {
     const options = moves.filter((m) => m.action === action);
     if (options.length > 0 && Math.random() < 0.7) {
-      return options[Math.floor(Math.random() * options.length)].index;
+      return options[Math.floor(Math.random() * options.length)];
     }
   }
-  return moves[Math.floor(Math.random() * moves.length)].index;
+  return moves[Math.floor(Math.random() * moves.length)];
 }
 
-rl.on("line", (line) => {
-  const msg = JSON.parse(line);
-  if (msg.type === "hello") {
-    send({ type: "ready", protocol: "canasta/1", name: "random_bot.js" });
-  } else if (msg.type === "act") {
-    request = msg;
-    send({ type: "move", id: msg.id, index: choose(msg) });
-  } else if (msg.type === "error" && msg.retry && request !== null) {
-    send({ type: "move", id: request.id, index: choose(request) });
-  } else if (msg.type === "bye") {
-    process.exit(0);
-  }
-});
+kit.run(choose, { name: "random_bot.js", capabilities: [] });

@@ -1,33 +1,23 @@
 #!/usr/bin/env python3
 """A complete Canasta bot in a few lines: the template for writing your own.
 
-It speaks protocol canasta/1 (protocol/README.md): one JSON object per line on stdin and
-stdout.  It needs nothing but the standard library.  Log to stderr, never to stdout.
+It uses the bot kit next to it (canasta_kit.py, standard library only): the kit speaks the
+protocol (protocol/README.md), keeps track of the table and calls ``choose`` for every
+decision.  ``choose`` gets the observation and the listed legal moves and returns one of them.
+Log to stderr, never to stdout.
 """
 
-import json
 import random
-import sys
+
+import canasta_kit
+
+rng = random.Random()
 
 
-def main() -> None:
-    rng = random.Random()
-    for line in sys.stdin:
-        msg = json.loads(line)
-        kind = msg.get("type")
-        if kind == "hello":
-            reply = {"type": "ready", "protocol": "canasta/1", "name": "random_bot.py"}
-        elif kind == "act" or (kind == "error" and msg.get("retry")):
-            if kind == "act":
-                request = msg  # the legal moves are listed in every request to act
-            reply = {"type": "move", "id": request["id"],
-                     "index": rng.randrange(len(request["moves"]))}
-        elif kind == "bye":
-            return
-        else:
-            continue  # events, game_start, game_end: a random bot needs none of them
-        print(json.dumps(reply), flush=True)
+def choose(observation, moves):
+    return rng.choice(moves)
 
 
 if __name__ == "__main__":
-    main()
+    # No optional capability: a random choice needs no per-move facts.
+    canasta_kit.run(choose, name="random_bot.py", capabilities=())

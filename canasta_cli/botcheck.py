@@ -24,10 +24,14 @@ from .core import (
 from .core.cards import KIND_OF
 from .core.moves import Discard, Draw
 from .protocol.messages import (
+    PROTOCOL,
+    PROTOCOL_1_1,
+    PROTOCOLS,
     act_message,
     error_message,
     event_message,
     game_start_message,
+    granted,
     hello_message,
 )
 from .protocol.replies import IllegalReply, ProtocolError, read_reply
@@ -90,7 +94,16 @@ def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False) -> lis
     try:
         ready = seat.start(hello_message(0, CLASSIC, {"decision_ms": int(timeout * 1000),
                                                       "bank_ms": 0}), timeout)
-        record("handshake: hello -> ready", start, True, f"name {ready.get('name')!r}")
+        spoken = ready.get("protocol", PROTOCOL)
+        if spoken not in PROTOCOLS:
+            raise SeatFailure("PROTOCOL_ERROR", f"ready names protocol {spoken!r}; this"
+                              f" referee speaks {' or '.join(PROTOCOLS)}")
+        if spoken == PROTOCOL_1_1:
+            seat.protocol, seat.caps = spoken, granted(ready)
+        caps = f", capabilities granted: {', '.join(sorted(seat.caps)) or 'none'}" \
+            if spoken == PROTOCOL_1_1 else ""
+        record("handshake: hello -> ready", start, True,
+               f"name {ready.get('name')!r}, protocol {spoken}{caps}")
     except SeatFailure as f:
         record("handshake: hello -> ready", start, False, f"{f.status}: {f.reason}")
         seat.close()
@@ -116,7 +129,8 @@ def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False) -> lis
 
 def _show(seat: SubprocessSeat, game: int, state: GameState) -> int:
     actor = state.actor
-    seat.send(game_start_message(game, actor, state.rules, ["check"] * state.rules.players))
+    seat.send(game_start_message(game, actor, state.rules, ["check"] * state.rules.players,
+                                 seat.caps if seat.protocol == PROTOCOL_1_1 else None))
     for event in state.events():
         seat.send(event_message(game, event, actor))
     return actor
@@ -126,7 +140,7 @@ def _ask(seat: SubprocessSeat, game: int, state: GameState, timeout: float,
          extra: dict[str, object] | None = None, request: int | None = None) -> str:
     moves = legal_moves(state)
     req = request if request is not None else game * 100
-    msg = act_message(game, req, state, moves, int(timeout * 1000), 0)
+    msg = act_message(game, req, state, moves, int(timeout * 1000), 0, caps=seat.caps)
     msg.update(extra or {})
     reply = seat.request(msg, timeout)
     return format_move(read_reply(reply, req, state, moves))

@@ -1,0 +1,184 @@
+"""Canasta bot kit: the message loop, the handshake, the clock and the table, so that a bot is
+one function.
+
+Standard library only, one file: copy it next to your bot (or keep it here) and write
+
+    import canasta_kit
+
+    def choose(observation, moves):
+        return moves[0]            # a listed move (or its index, or a move text)
+
+    canasta_kit.run(choose, name="my-bot 0.1")
+
+The kit speaks protocol canasta/1.1 (protocol/README.md), asks for the ``annotations``
+capability (each listed move then carries ``facts``: points, canasta, goes_out,
+freezes_pile, cards_left) and keeps track of what the table has shown, from the events:
+``observation["public"]`` holds each player's discards this hand, the cards known to be in each
+hand (picked up with the pile), the discard pile, and the cards this seat has not seen.
+``canasta_kit.time_left()`` says how many seconds the current decision has left.  Unknown
+messages and fields are ignored, as the protocol asks.  With a referee that only speaks
+canasta/1 nothing changes but the missing ``facts``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from typing import Any, Callable, Dict, List, Optional, TextIO
+
+PROTOCOL = "canasta/1.1"
+RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
+SUITS = ("c", "d", "h", "s")
+
+Choose = Callable[[Dict[str, Any], List[Dict[str, Any]]], Any]
+
+
+def _take(counter: Counter, cards: List[str]) -> None:
+    for c in cards:
+        if counter[c] > 0:
+            counter[c] -= 1
+            if not counter[c]:
+                del counter[c]
+
+
+class Table:
+    """What this seat has seen of the current hand, kept up to date from the events."""
+
+    def __init__(self, players: int = 4, decks: int = 2) -> None:
+        self.players = players
+        self.decks = decks
+        self.reset_hand()
+
+    def reset_hand(self) -> None:
+        self.pile: List[str] = []
+        self.discards: List[List[str]] = [[] for _ in range(self.players)]
+        self.known: List[Counter] = [Counter() for _ in range(self.players)]
+        self._pending_meld: Optional[Dict[str, Any]] = None
+
+    def start_game(self, msg: Dict[str, Any]) -> None:
+        self.players = int(msg.get("players", self.players))
+        rules = msg.get("rules")
+        if isinstance(rules, dict):
+            self.decks = 3 if int(rules.get("players", self.players)) == 6 else 2
+        self.reset_hand()
+
+    def update(self, e: Dict[str, Any]) -> None:
+        """One event, as the referee sent it.  A meld by the pile's taker is told before the
+        take, so a meld is settled when the next event shows whether it was one."""
+        kind = e.get("type")
+        seat = e.get("seat") if isinstance(e.get("seat"), int) else 0
+        pending, self._pending_meld = self._pending_meld, None
+        if pending is not None and not (kind == "took_pile" and seat == pending["seat"]):
+            _take(self.known[pending["seat"]], list(pending["cards"]))
+        if kind == "hand_started":
+            self.reset_hand()
+        elif kind == "upcard":
+            self.pile.append(e["card"])
+        elif kind == "discard":
+            self.pile.append(e["card"])
+            self.discards[seat].append(e["card"])
+            _take(self.known[seat], [e["card"]])
+        elif kind == "took_pile":
+            if self.pile:
+                self.pile.pop()
+            _take(self.known[seat], list(e["with"]))
+        elif kind == "picked_up":
+            self.known[seat].update(e["cards"])
+            self.pile = []
+        elif kind == "red_three" and e.get("source") == "pile":
+            _take(self.known[seat], [e["card"]])
+        elif kind == "meld":
+            self._pending_meld = e
+        elif kind == "add":
+            _take(self.known[seat], [e["card"]])
+
+    def facts(self, obs: Dict[str, Any]) -> Dict[str, Any]:
+        """The public facts at this decision (the same as canasta/1.1's ``public``)."""
+        known = [Counter(k) for k in self.known]
+        if self._pending_meld is not None:  # a meld not followed by a take: it left the hand
+            _take(known[self._pending_meld["seat"]], list(self._pending_meld["cards"]))
+        unseen: Counter = Counter()
+        for r in RANKS:
+            for s in SUITS:
+                unseen[r + s] = self.decks
+        unseen["Jo"] = 2 * self.decks
+        seen = list(obs.get("hand", [])) + list(self.pile)
+        seen += [c for row in obs.get("melds", []) for m in row for c in m.get("cards", [])]
+        seen += [c for row in obs.get("red_threes", []) for c in row]
+        me = obs.get("seat")
+        seen += [c for s in range(self.players) if s != me for c in known[s].elements()]
+        _take(unseen, seen)
+        return {"discards": [list(d) for d in self.discards],
+                "known": [sorted(k.elements()) for k in known], "pile": list(self.pile),
+                "unseen": dict(sorted(unseen.items()))}
+
+
+_deadline = [0.0]
+
+
+def time_left() -> float:
+    """Seconds left for the current decision (its time plus the bank), by this process's
+    clock; answer well before it reaches 0."""
+    return max(0.0, _deadline[0] - time.monotonic())
+
+
+def _answer(choice: Any, moves: List[Dict[str, Any]]) -> Dict[str, Any]:
+    if isinstance(choice, bool):
+        raise TypeError("choose() returned a bool, not a move")
+    if isinstance(choice, int):
+        return {"index": choice}
+    if isinstance(choice, str):
+        return {"move": choice}
+    if isinstance(choice, dict) and isinstance(choice.get("index"), int):
+        return {"index": choice["index"]}
+    raise TypeError(f"choose() must return a listed move, its index or a move text, not"
+                    f" {type(choice).__name__}")
+
+
+def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple = ("annotations",),
+        stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> List[Dict[str, Any]]:
+    """Play until ``bye`` (or the end of input); returns the results of ``match_end``."""
+    table = Table()
+    request: Optional[Dict[str, Any]] = None
+    results: List[Dict[str, Any]] = []
+
+    def send(msg: Dict[str, Any]) -> None:
+        stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
+        stdout.flush()
+
+    def act(req: Dict[str, Any]) -> None:
+        obs = dict(req.get("observation") or {})
+        moves = list(req.get("moves") or [])
+        obs.setdefault("public", table.facts(obs))
+        send({"type": "move", "id": req.get("id"), **_answer(choose(obs, moves), moves)})
+
+    for line in stdin:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(msg, dict):
+            continue
+        kind = msg.get("type")
+        if kind == "hello":
+            send({"type": "ready", "protocol": PROTOCOL, "name": name,
+                  "capabilities": list(capabilities)})
+        elif kind == "game_start":
+            table.start_game(msg)
+        elif kind == "event" and isinstance(msg.get("event"), dict):
+            table.update(msg["event"])
+        elif kind == "act":
+            request = msg
+            budget = int(msg.get("deadline_ms", 1000)) + int(msg.get("bank_ms", 0))
+            _deadline[0] = time.monotonic() + budget / 1000.0
+            act(msg)
+        elif kind == "error" and msg.get("retry") and request is not None:
+            print(f"{name}: {msg.get('message')}", file=sys.stderr)
+            act(request)
+        elif kind == "match_end":
+            results = list(msg.get("results") or [])
+        elif kind == "bye":
+            break
+    return results
