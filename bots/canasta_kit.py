@@ -26,16 +26,17 @@ import json
 import sys
 import time
 from collections import Counter
-from typing import Any, Callable, Dict, List, Optional, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 PROTOCOL = "canasta/1.1"
 RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 SUITS = ("c", "d", "h", "s")
 
-Choose = Callable[[Dict[str, Any], List[Dict[str, Any]]], Any]
+Choose = Callable[[dict[str, Any], list[dict[str, Any]]], Any]
 
 
-def _take(counter: Counter, cards: List[str]) -> None:
+def _take(counter: Counter, cards: list[str]) -> None:
     for c in cards:
         if counter[c] > 0:
             counter[c] -= 1
@@ -52,19 +53,19 @@ class Table:
         self.reset_hand()
 
     def reset_hand(self) -> None:
-        self.pile: List[str] = []
-        self.discards: List[List[str]] = [[] for _ in range(self.players)]
-        self.known: List[Counter] = [Counter() for _ in range(self.players)]
-        self._pending_meld: Optional[Dict[str, Any]] = None
+        self.pile: list[str] = []
+        self.discards: list[list[str]] = [[] for _ in range(self.players)]
+        self.known: list[Counter] = [Counter() for _ in range(self.players)]
+        self._pending_meld: dict[str, Any] | None = None
 
-    def start_game(self, msg: Dict[str, Any]) -> None:
+    def start_game(self, msg: dict[str, Any]) -> None:
         self.players = int(msg.get("players", self.players))
         rules = msg.get("rules")
         if isinstance(rules, dict):
             self.decks = 3 if int(rules.get("players", self.players)) == 6 else 2
         self.reset_hand()
 
-    def update(self, e: Dict[str, Any]) -> None:
+    def update(self, e: dict[str, Any]) -> None:
         """One event, as the referee sent it.  A meld by the pile's taker is told before the
         take, so a meld is settled when the next event shows whether it was one."""
         kind = e.get("type")
@@ -94,7 +95,7 @@ class Table:
         elif kind == "add":
             _take(self.known[seat], [e["card"]])
 
-    def facts(self, obs: Dict[str, Any]) -> Dict[str, Any]:
+    def facts(self, obs: dict[str, Any]) -> dict[str, Any]:
         """The public facts at this decision (the same as canasta/1.1's ``public``)."""
         known = [Counter(k) for k in self.known]
         if self._pending_meld is not None:  # a meld not followed by a take: it left the hand
@@ -124,7 +125,7 @@ def time_left() -> float:
     return max(0.0, _deadline[0] - time.monotonic())
 
 
-def _answer(choice: Any, moves: List[Dict[str, Any]]) -> Dict[str, Any]:
+def _answer(choice: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
     if isinstance(choice, bool):
         raise TypeError("choose() returned a bool, not a move")
     if isinstance(choice, int):
@@ -138,17 +139,17 @@ def _answer(choice: Any, moves: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 
 def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple = ("annotations",),
-        stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> List[Dict[str, Any]]:
+        stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> list[dict[str, Any]]:
     """Play until ``bye`` (or the end of input); returns the results of ``match_end``."""
     table = Table()
-    request: Optional[Dict[str, Any]] = None
-    results: List[Dict[str, Any]] = []
+    request: dict[str, Any] | None = None
+    results: list[dict[str, Any]] = []
 
-    def send(msg: Dict[str, Any]) -> None:
+    def send(msg: dict[str, Any]) -> None:
         stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
         stdout.flush()
 
-    def act(req: Dict[str, Any]) -> None:
+    def act(req: dict[str, Any]) -> None:
         obs = dict(req.get("observation") or {})
         moves = list(req.get("moves") or [])
         obs.setdefault("public", table.facts(obs))

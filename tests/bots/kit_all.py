@@ -1,0 +1,21 @@
+#!/usr/bin/env python3
+"""A canasta/1.1 bot on the kit asking for every optional capability; it fails loudly (exits)
+if a request lacks what it asked for."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bots"))
+import canasta_kit  # noqa: E402
+
+
+def choose(observation, moves):
+    if "history" not in observation or "facts" not in moves[0]:
+        sys.exit("missing history or annotations")
+    if len(moves) == 1:
+        sys.exit("asked for a forced move despite auto_forced")
+    return max(moves, key=lambda m: (m["facts"]["goes_out"], m["facts"]["points"]))
+
+
+canasta_kit.run(choose, name="kit_all",
+                capabilities=("history", "annotations", "auto_forced", "public"))
