@@ -39,8 +39,13 @@ class PolicySeat(Seat):
 
 
 def builtin_seat(spec: str, seed: int = 0) -> PolicySeat:
-    """``builtin:random`` or ``builtin:greedy`` (the seed only drives the player's own choices)."""
-    kind = spec.split(":", 1)[1] if ":" in spec else spec
+    """``builtin:NAME`` (random, greedy, search, or a level: easy, normal, hard), with
+    ``builtin:search:MS`` for a time budget per decision; the seed only drives the player's
+    own choices."""
+    rest = spec.split(":", 1)[1] if spec.startswith("builtin:") else spec
+    kind, _, arg = rest.partition(":")
     if kind not in PLAYERS:
         raise ValueError(f"unknown built-in player {kind!r}: choose one of {', '.join(PLAYERS)}")
-    return PolicySeat(f"builtin:{kind}", PLAYERS[kind](seed))
+    if arg and kind not in ("search", "hard"):
+        raise ValueError(f"builtin:{kind} takes no argument")
+    return PolicySeat(f"builtin:{rest}", PLAYERS[kind](seed, arg))

@@ -1,0 +1,357 @@
+"""A player that searches under hidden information: determinized Monte Carlo over the engine.
+
+For each decision it deals the cards it cannot see at random, consistently with everything its
+seat knows (its hand, the melds, the red threes, the pile, the cards known to be in hands,
+every hand's size and the stock's), plays each listed move in that deal, continues with a fast
+policy for a few turns, and scores the result; it picks the move with the best mean over many
+deals.  It reads only the protocol messages (the ``act`` and the events it was sent), like any
+bot: re-dealing the cards it cannot see cannot change its answer (the test suite checks).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..core import Ruleset, apply, format_move, legal_moves
+from ..core.cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, TEXT_OF, full_deck
+from ..core.facts import public_facts
+from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
+from ..core.state import EMPTY_MELDS, GameState, MeldState, Phase
+
+CANASTA_BONUS = {True: 500, False: 300}
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One listed move's estimate: the mean score difference it led to, over ``samples``."""
+
+    index: int
+    text: str
+    value: float
+    samples: int
+
+
+# Determinization -----------------------------------------------------------------------------
+
+def _ids_by_text(decks: int) -> dict[str, list[int]]:
+    pool: dict[str, list[int]] = {}
+    for c in full_deck(decks):
+        pool.setdefault(TEXT_OF[c], []).append(c)
+    return pool
+
+
+def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
+                rng: random.Random) -> GameState:
+    """A full game state consistent with what the seat knows; the cards it cannot see dealt at
+    random among the other hands (after their known cards) and the stock."""
+    pool = _ids_by_text(rules.decks)
+
+    def take(text: str) -> int:
+        return pool[text].pop()
+
+    seat = int(obs["seat"])
+    players = int(obs["players"])
+    hands: list[list[int]] = [[] for _ in range(players)]
+    hands[seat] = [take(c) for c in obs["hand"]]
+    melds_rows = []
+    for row_no, row in enumerate(obs["melds"]):
+        slots: list[MeldState | None] = list(EMPTY_MELDS)
+        for m in row:
+            cards = tuple(take(c) for c in m["cards"])
+            rank = KIND_OF[cards[0]] if m["rank"] != "3" else BLACK3
+            if m["rank"] != "3":
+                rank = next(KIND_OF[c] for c in cards if KIND_OF[c] not in (DEUCE, JOKER))
+            owner = row_no if row_no < players else seat
+            slots[rank] = MeldState(rank, cards, int(m["wilds"]), owner, 0,
+                                    bool(m.get("concealed")))
+        melds_rows.append(tuple(slots))
+    red3 = tuple(tuple(take(c) for c in row) for row in obs["red_threes"])
+    pile = tuple(take(c) for c in facts["pile"])
+    for s in range(players):
+        if s != seat:
+            hands[s] = [take(c) for c in facts["known"][s]]
+    rest = [c for ids in pool.values() for c in ids]
+    rng.shuffle(rest)
+    for s in range(players):
+        if s != seat:
+            need = int(obs["hand_counts"][s]) - len(hands[s])
+            hands[s] += rest[:need]
+            rest = rest[need:]
+    stock = tuple(rest[:int(obs["stock_size"])])
+    st = object.__new__(GameState)
+    st.rules = rules
+    st.seed = rng.randrange(2**31)
+    st.stacked = ()
+    st.hand_no = int(obs["hand_no"])
+    st.first_hand = st.hand_no
+    st.dealer = int(obs["dealer"])
+    st.phase = Phase(obs["phase"])
+    st.actor = int(obs["to_act"])
+    st.turn_seat = int(obs["turn_seat"])
+    st.hands = tuple(tuple(sorted(h)) for h in hands)
+    st.stock = stock
+    st.pile = pile
+    st.pile_frozen = bool(obs["pile_frozen"])
+    st.melds = tuple(melds_rows)
+    st.red3 = red3
+    st.scores = tuple(int(x) for x in obs["scores"])
+    st.turn_no = 0
+    st.hand_turns = 1
+    turn = obs["turn"]
+    me_row = obs.get("meld_side", [rules.side_of(s) for s in range(players)])[st.turn_seat]
+    st.side_open_at_start = bool(obs["side_melded"][rules.side_of(st.turn_seat)]) \
+        and not int(turn["opening_total"])
+    if rules.cutthroat:
+        st.side_open_at_start = any(m is not None for m in st.melds[me_row]) \
+            and not int(turn["opening_total"])
+    st.seat_melded = tuple(bool(obs["side_melded"][rules.side_of(s)]) for s in range(players))
+    st.seat_melded_at_start = st.seat_melded[st.turn_seat]
+    st.opening_total = int(turn["opening_total"])
+    st.took_pile = bool(turn["took_pile"])
+    st.pile_pending = st.phase is Phase.PILE_OPENING
+    st.from_pile = frozenset()
+    st.acted = bool(turn["opening_total"]) or st.took_pile
+    st.asked = bool(turn["asked"])
+    st.permission = turn["permission"]
+    st.foreign_add = False
+    st.committed_out = False
+    st.results = ()
+    st.winner = None
+    st.game_end_reason = None
+    st.log = None
+    st.team = tuple(obs.get("meld_side", [rules.side_of(s) for s in range(players)]))
+    st.lone = obs.get("lone_hand")
+    st.views = {}
+    st.recount()
+    st.minimums = tuple(int(x) for x in obs["minimums"])
+    return st
+
+
+# The fast policy (rollouts, and the 'normal' level) ------------------------------------------
+
+def _discard_cost(st: GameState, kind: int, seat: int) -> float:
+    if kind in (DEUCE, JOKER):
+        return 100.0
+    if kind == BLACK3:
+        return -50.0
+    cost = KIND_VALUE[kind] / 5 + 10 * (st.hc[seat][kind] - 1)
+    mine = st.team[seat]
+    for row, melds in enumerate(st.melds):
+        if row != mine and melds[kind] is not None:
+            cost += 40  # feeds their meld, and lets them take the pile
+    return cost
+
+
+def fast_policy(st: GameState, rng: random.Random) -> Move:
+    """A greedy choice on engine objects: go out or meld when it pays, keep wild cards for
+    canastas, take piles of three or more, discard what is cheapest and safest."""
+    moves = legal_moves(st)
+    if len(moves) == 1:
+        return moves[0]
+    seat = st.actor
+    if st.phase is Phase.ANSWER:
+        return moves[0]  # yes
+    if st.phase is Phase.DRAW:
+        takes = [m for m in moves if isinstance(m, TakePile)]
+        if takes and (len(st.pile) >= 3 or Draw() not in moves):
+            return max(takes, key=lambda m: m.naturals - 3 * (m.deuces + m.jokers))
+        return moves[0]
+    hand_n = len(st.hands[seat])
+    best: Move | None = None
+    best_score = 0.0
+    row = st.melds[st.team[seat]]
+    opening = not st.side_open_at_start
+    for m in moves:
+        score = 0.0
+        if isinstance(m, Meld):
+            wilds = m.deuces + m.jokers
+            size = m.naturals + wilds
+            if m.rank == BLACK3:
+                score = 100.0
+            elif opening:
+                score = 1.0 + (m.naturals * KIND_VALUE[m.rank] + 20 * wilds) / 10
+            elif wilds and size < 7 and hand_n > size + 1:
+                score = -1.0
+            else:
+                score = 5.0 + size
+        elif isinstance(m, Add):
+            meld = row[m.rank]
+            size = len(meld.cards) if meld is not None else 0
+            score = 6.0 if m.kind == m.rank else 8.0 if size == 6 or hand_n <= 2 else -1.0
+        if score > best_score:
+            best, best_score = m, score
+    if best is not None:
+        return best
+    discards = [m for m in moves if isinstance(m, Discard)]
+    if discards:
+        return min(discards, key=lambda m: _discard_cost(st, m.kind, seat))
+    others = [m for m in moves if not isinstance(m, Answer)]
+    return (others or moves)[0]
+
+
+# Evaluation ---------------------------------------------------------------------------------
+
+def _side_value(st: GameState, row: int, seats: list[int], side: int) -> float:
+    melds = [m for m in st.melds[row] if m is not None]
+    value = sum(m.value for m in melds)
+    for m in melds:
+        n = len(m.cards)
+        if n >= 7:
+            value += CANASTA_BONUS[m.wilds == 0]
+        elif n >= 5:
+            value += 40 * (n - 4)  # half-way to a canasta
+    reds = len(st.red3[side]) if side < len(st.red3) else 0
+    value += (100 if melds else -100) * reds
+    value -= sum(KIND_VALUE[KIND_OF[c]] for s in seats for c in st.hands[s])
+    return float(value)
+
+
+def evaluate(st: GameState, start: GameState, me: int) -> float:
+    """My side's score minus the best other side's: the hand's real result if it ended,
+    else a heuristic of the table and the hands."""
+    rules = start.rules
+    if st.hand_no != start.hand_no or st.is_over:
+        mine = rules.side_of(me)
+        totals = [a - b for a, b in zip(st.scores, start.scores, strict=True)]
+        others = [t for s, t in enumerate(totals) if s != mine]
+        return float(totals[mine] - max(others))
+    players = rules.players
+    values = []
+    for side in range(rules.sides):
+        if rules.cutthroat:
+            row = st.team[side]
+            seats = [s for s in range(players) if st.team[s] == row]
+        else:
+            row, seats = side, list(rules.seats_of(side))
+        values.append(_side_value(st, row, seats, side))
+    mine = rules.side_of(me)
+    return values[mine] - max(v for s, v in enumerate(values) if s != mine)
+
+
+def rollout(st: GameState, me: int, rng: random.Random, turns: int) -> float:
+    start_hand = st.hand_no
+    start = st
+    limit = st.turn_no + turns
+    guard = 400
+    while not st.is_over and st.hand_no == start_hand and st.turn_no < limit and guard:
+        st = apply(st, fast_policy(st, rng))
+        guard -= 1
+    return evaluate(st, start, me)
+
+
+# The player ---------------------------------------------------------------------------------
+
+class SearchPlayer:
+    """``budget_ms`` per decision (or exactly ``simulations`` deals, which makes it fully
+    deterministic given its seed); ``horizon`` turns played out after each candidate move."""
+
+    hears_events = True  # it needs the events to know the pile and the cards picked up
+
+    def __init__(self, seed: int = 0, budget_ms: float = 1000.0, simulations: int | None = None,
+                 horizon: int = 8) -> None:
+        self.seed = seed
+        self.budget_ms = budget_ms
+        self.simulations = simulations
+        self.horizon = horizon
+        self.rules: Ruleset | None = None
+        self.history: list[dict[str, Any]] = []
+        self.last: list[Ranked] = []
+
+    def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        kind = msg.get("type")
+        if kind in ("hello", "game_start") and isinstance(msg.get("rules"), dict):
+            self.rules = Ruleset.from_dict(msg["rules"])
+            if kind == "game_start":
+                self.history = []
+        elif kind == "event":
+            self.history.append(msg["event"])
+        elif kind == "act":
+            return {"type": "move", "id": msg["id"], "index": self.choose(msg)}
+        return None
+
+    def choose(self, msg: dict[str, Any]) -> int:
+        return self.rank(msg)[0].index
+
+    def rank(self, msg: dict[str, Any]) -> list[Ranked]:
+        """Every listed move with its estimate, best first."""
+        moves = msg["moves"]
+        obs = msg["observation"]
+        if len(moves) == 1 or self.rules is None or obs["phase"] == "answer":
+            texts = [m["text"] for m in moves]
+            best = 0 if obs["phase"] != "answer" else texts.index("yes") if "yes" in texts else 0
+            self.last = [Ranked(best, texts[best], 0.0, 0)]
+            return self.last
+        rules = self.rules
+        history = obs.get("history") or self.history
+        facts = obs.get("public") or public_facts(history, obs, rules.decks)
+        digest = hashlib.sha256(json.dumps([self.seed, obs], sort_keys=True).encode()).digest()
+        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        texts = [m["text"] for m in moves]
+        totals = [0.0] * len(moves)
+        counts = [0] * len(moves)
+        me = int(obs["seat"])
+        deadline = time.monotonic() + self.budget_ms / 1000.0
+        rounds = 0
+        while True:
+            if self.simulations is not None:
+                if rounds >= self.simulations:
+                    break
+            elif rounds and time.monotonic() >= deadline:
+                break
+            rounds += 1
+            det = determinize(obs, facts, rules, rng)
+            listed = {format_move(m): m for m in legal_moves(det)}
+            for i, text in enumerate(texts):
+                move = listed.get(text)
+                if move is None:
+                    continue  # this deal's state disagrees on a detail; skip the move here
+                after = apply(det, move)
+                totals[i] += rollout(after, me, rng, self.horizon)
+                counts[i] += 1
+        ranked = [Ranked(i, texts[i], totals[i] / counts[i] if counts[i] else -1e9, counts[i])
+                  for i in range(len(moves))]
+        ranked.sort(key=lambda r: (-r.value, r.index))
+        self.last = ranked
+        return ranked
+
+
+class FastPlayer:
+    """The rollout policy as a player (level 'normal'): greedy on the engine's own moves,
+    rebuilt from the observation the same way as the search player's deals."""
+
+    hears_events = True
+
+    def __init__(self, seed: int = 0, careless: bool = False) -> None:
+        self.rng = random.Random(seed)
+        self.careless = careless
+        self.inner = SearchPlayer(seed, simulations=0)
+
+    def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        if msg.get("type") != "act":
+            return self.inner(msg)
+        obs, moves = msg["observation"], msg["moves"]
+        if len(moves) == 1 or self.inner.rules is None:
+            return {"type": "move", "id": msg["id"], "index": 0}
+        rules = self.inner.rules
+        facts = obs.get("public") or public_facts(self.inner.history, obs, rules.decks)
+        det = determinize(obs, facts, rules, self.rng)
+        move = fast_policy(det, self.rng)
+        texts = [m["text"] for m in moves]
+        text = format_move(move)
+        if self.careless and self.rng.random() < 0.3:
+            # 'easy': now and then the worst-looking discard or a plain draw instead of a take
+            discards = [i for i, t in enumerate(texts) if t.startswith("discard")]
+            if discards and text.startswith("discard"):
+                return {"type": "move", "id": msg["id"], "index": self.rng.choice(discards)}
+            if "draw" in texts and text.startswith("pile"):
+                return {"type": "move", "id": msg["id"], "index": texts.index("draw")}
+        index = texts.index(text) if text in texts else 0
+        return {"type": "move", "id": msg["id"], "index": index}
+
+
+__all__ = ["FastPlayer", "Ranked", "SearchPlayer", "determinize", "fast_policy"]
