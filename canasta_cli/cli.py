@@ -214,6 +214,11 @@ def play(
     dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None,
     scores: ScoresOpt = None,
     hand: HandOpt = 1,
+    level: Annotated[str, typer.Option(
+        help="Strength of the built-in opponents and partner when --seat is not given: easy"
+        " (beatable on purpose), normal (greedy), hard (searches; answers within a second)."
+        " Seats also take builtin:easy, builtin:normal, builtin:hard, builtin:search.")]
+    = "hard",
 ) -> None:
     """Play Canasta at the prompt against built-in players or bots."""
     import random as _random
@@ -247,7 +252,10 @@ def play(
         else:
             r = load_rules(rules, set_)
             start = load_scores(scores, r)
-            specs = seat or playmod.default_seats(r.players)
+            from .players import LEVELS
+            if level not in LEVELS:
+                raise _fail(f"--level takes {', '.join(LEVELS)}, not {level!r}")
+            specs = seat or playmod.default_seats(r.players, level)
             if len(specs) != r.players:
                 raise _fail(f"{r.name} needs {r.players} seats (--seat once per player), got"
                             f" {len(specs)}")
@@ -648,6 +656,32 @@ def bot_check(command: Annotated[str, typer.Argument(help="The bot's command lin
     typer.echo(f"{len(checks) - failed} passed, {failed} failed")
     if failed:
         raise typer.Exit(1)
+
+
+@bot_app.command("run")
+def bot_run(
+    name: Annotated[str, typer.Argument(
+        help="A built-in player: search, greedy, random, or a level: easy, normal, hard.")],
+    level: Annotated[str | None, typer.Option(
+        help="With 'search': easy, normal or hard (hard: the search player).")] = None,
+    ms: Annotated[int | None, typer.Option(
+        help="search/hard: milliseconds per decision (default 900 for search, 400 for hard).",
+        min=1, max=600000)] = None,
+    seed: int = 0,
+) -> None:
+    """Run a built-in player as a protocol bot on stdin/stdout, to play against it from any
+    tooling: e.g. canasta match --seat "canasta bot run search --ms 200" ..."""
+    from .players import PLAYERS
+    from .players.stdio import run
+    kind = level if (name == "search" and level) else name
+    if level is not None and name != "search":
+        raise _fail("--level goes with 'search' (or name the level itself: easy, normal, hard)")
+    if kind not in PLAYERS:
+        raise _fail(f"unknown built-in player {kind!r}: choose one of {', '.join(PLAYERS)}")
+    if ms is not None and kind not in ("search", "hard"):
+        raise _fail("--ms is for search and hard")
+    player = PLAYERS[kind](seed, str(ms) if ms is not None else "")
+    run(player, f"canasta bot run {kind}")
 
 
 @bench_app.command("engine")

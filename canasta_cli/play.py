@@ -21,9 +21,10 @@ from .ui.prompt import Terminal
 from .ui.render import Style
 
 
-def default_seats(players: int) -> list[str]:
-    """You in seat 0; everyone else (your partner included) the built-in greedy player."""
-    return ["human"] + ["builtin:greedy"] * (players - 1)
+def default_seats(players: int, level: str = "hard") -> list[str]:
+    """You in seat 0; everyone else (your partner included) a built-in player of ``level``:
+    by default 'hard', the strongest that answers within a second."""
+    return ["human"] + [f"builtin:{level}"] * (players - 1)
 
 
 def save_dir() -> Path:

@@ -28,7 +28,7 @@ def _ms(arg: str, default: float) -> float:
 PLAYERS: dict[str, Callable[[int, str], Player]] = {
     "random": lambda seed, arg: RandomPlayer(random.Random(seed)),
     "greedy": lambda seed, arg: GreedyPlayer(),
-    "search": lambda seed, arg: SearchPlayer(seed, budget_ms=_ms(arg, 1000.0)),
+    "search": lambda seed, arg: SearchPlayer(seed, budget_ms=_ms(arg, 900.0)),
     "easy": lambda seed, arg: FastPlayer(seed, careless=True),
     "normal": lambda seed, arg: FastPlayer(seed),
     "hard": lambda seed, arg: SearchPlayer(seed, budget_ms=_ms(arg, float(HARD_MS))),

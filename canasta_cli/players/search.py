@@ -295,7 +295,10 @@ class SearchPlayer:
         totals = [0.0] * len(moves)
         counts = [0] * len(moves)
         me = int(obs["seat"])
-        deadline = time.monotonic() + self.budget_ms / 1000.0
+        # Never more than the referee's time for the decision allows (80% of it, so that the
+        # answer arrives in time on a busy machine too).
+        budget = min(self.budget_ms, 0.8 * float(msg.get("deadline_ms", self.budget_ms)))
+        deadline = time.monotonic() + budget / 1000.0
         rounds = 0
         while True:
             if self.simulations is not None:

@@ -1,4 +1,4 @@
-"""Run a built-in player as a stdin/stdout bot (used by bots/greedy_bot.py)."""
+"""Run a built-in player as a stdin/stdout bot (``canasta bot run``, bots/greedy_bot.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,20 @@ Player = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 
 def run(player: Player, name: str) -> None:
+    """Every message goes to the player (players that follow the game need the events);
+    its answers to ``act`` (and to an ``error`` with retry: the same request again) go out."""
     last_act: dict[str, Any] | None = None
     for line in sys.stdin:
-        msg = json.loads(line)
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(msg, dict):
+            continue
         kind = msg.get("type")
         reply: dict[str, Any] | None = None
         if kind == "hello":
+            player(msg)
             reply = {"type": "ready", "protocol": "canasta/1", "name": name}
         elif kind == "act":
             last_act = msg
@@ -25,6 +33,8 @@ def run(player: Player, name: str) -> None:
             reply = player(last_act)
         elif kind == "bye":
             return
+        else:
+            player(msg)
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()

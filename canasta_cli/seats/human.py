@@ -20,7 +20,9 @@ from .base import Interrupted, Message, Seat
 _MOVES = NOTATION_HELP.split("\n\n", 1)[-1].rstrip()  # the table of moves, not the docstring's title
 
 HELP = f"""Commands: help, moves (list the legal moves), log (everything that happened this
-hand), score, quit (saves the game).
+hand), score, hint (what the search player would do, and why), quit (saves the game).
+'hint' looks only at what your seat may see (your hand, the table, what was played), so it is
+offered in hot-seat games too: it cannot show anybody else's cards.
 Type a move and press Enter; Tab completes from the legal moves, Up/Down recalls history.
 Several moves in one line, separated by ';' (meld 6 6 6; meld A A A; discard 9), are played
 all together or, if one of them cannot be played, not at all: handy to reach the minimum.
@@ -68,18 +70,34 @@ class HumanSeat(Seat):
         self.replaying = False  # a resumed game's moves so far are being replayed
         self.queue: list[str] = []  # the rest of a line of several moves, checked whole
         self.hand_events: list[dict[str, Any]] = []  # this hand so far, for 'log'
+        from ..players.search import SearchPlayer
+        self.advisor = SearchPlayer(seed=0, budget_ms=600)  # 'hint': sees what this seat sees
 
     def _label(self, s: int) -> str:
         """What this player calls seat ``s`` (You, Partner, Left...)."""
         labels = seat_labels(self.seat, self.names, self.partnerships)
         return labels[s] if 0 <= s < len(labels) else f"seat {s}"
 
+    def _hint(self, msg: Message) -> str:
+        """The search player's top three moves for this decision, from this seat's view."""
+        ranked = self.advisor.rank(msg)
+        if len(ranked) == 1:
+            return f"Hint: {ranked[0].text} (the only sensible move here)"
+        lines = [f"Hint: the search player would play {ranked[0].text}. Its estimates (score"
+                 " difference for your side after a few turns, over"
+                 f" {ranked[0].samples} random deals of the cards you cannot see):"]
+        for r in ranked[:3]:
+            lines.append(f"  {r.text:<20} {r.value:+8.0f}")
+        return "\n".join(lines)
+
     def start(self, hello: Message, timeout: float) -> Message:
+        self.advisor(hello)
         self.seat = int(hello["seat"])
         self.table.humans.append(self.seat)
         return {"type": "ready", "protocol": PROTOCOL, "name": self.name}
 
     def send(self, msg: Message) -> None:
+        self.advisor(msg)
         kind = msg.get("type")
         if kind == "game_start":
             self.seat, self.game = int(msg["seat"]), int(msg["game"])
@@ -171,6 +189,8 @@ class HumanSeat(Seat):
                 terminal.show("\n".join(story(self.hand_events, self._label)))
             elif choice.command == "score":
                 terminal.show(render_scores(obs, self.history, self.partnerships))
+            elif choice.command == "hint":
+                terminal.show(self._hint(msg))
 
 
 __all__ = ["HumanSeat", "InputError", "SharedTable"]

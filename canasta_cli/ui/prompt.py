@@ -22,7 +22,7 @@ from ..core import Move, NotationError, format_move, parse_move
 from ..seats.base import Interrupted
 from .render import fit
 
-COMMANDS = ("help", "moves", "log", "score", "quit")
+COMMANDS = ("help", "moves", "log", "score", "hint", "quit")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,122 @@
+"""builtin:search and the levels: decisions from the observation only, legal in every preset,
+within the time budget, reachable from every command, and 'hint' at the prompt."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from test_properties import _redeal
+from typer.testing import CliRunner
+
+from canasta_cli.cli import app
+from canasta_cli.core import PRESETS, apply, legal_moves, new_game
+from canasta_cli.players import PLAYERS
+from canasta_cli.players import search as search_mod
+from canasta_cli.players.search import SearchPlayer
+from canasta_cli.protocol.messages import act_message, encode, game_start_message
+from canasta_cli.referee import Referee
+from canasta_cli.seats import builtin_seat
+from canasta_cli.seats.policy import PolicySeat
+
+runner = CliRunner()
+PY = sys.executable
+
+
+def _player_after(st, seat: int, player: SearchPlayer) -> None:  # type: ignore[no-untyped-def]
+    player(game_start_message(1, seat, st.rules, ["x"] * st.rules.players))
+    for e in st.events():
+        player({"type": "event", "game": 1, "event": e.view(seat)})
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_move_does_not_depend_on_the_hidden_cards(seed: int) -> None:
+    """Same observation, same seed, the unseen cards re-dealt: the same move."""
+    rules = PRESETS["classic"].with_options(max_hands=1)
+    st = new_game(rules, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(30):
+        st = apply(st, rng.choice(legal_moves(st)))
+    while len(legal_moves(st)) < 2:
+        st = apply(st, legal_moves(st)[0])
+    seat = st.actor
+    other = _redeal(st, seat, random.Random(99))
+    assert other.hands != st.hands or other.stock != st.stock
+    choices = []
+    for state in (st, other):
+        player = SearchPlayer(seed=7, simulations=6)
+        _player_after(state, seat, player)
+        msg = act_message(1, 5, state, legal_moves(state), 1000, 0)
+        choices.append((encode(msg), player.choose(msg), [r.value for r in player.last]))
+    assert choices[0] == choices[1]
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_search_plays_only_listed_moves_in_every_preset(name: str) -> None:
+    rules = PRESETS[name].with_options(max_hands=1)
+    seats = [PolicySeat("search", SearchPlayer(seed=1, simulations=2, horizon=4))] + [
+        builtin_seat("builtin:greedy", i) for i in range(1, rules.players)]
+    ref = Referee(seats, rules)  # type: ignore[arg-type]
+    result = ref.play(1, seed=4)
+    assert result.seats[0]["status"] == "OK" and not result.seats[0]["failures"], result.seats[0]
+    assert result.seats[0]["decisions"] > 5
+
+
+def test_the_budget_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a 100 ms budget, no new deal starts once the clock passes it (a fake clock: every
+    call moves it by 10 ms, so the count of deals is exact whatever the machine's load)."""
+    clock = [0.0]
+
+    def tick() -> float:
+        clock[0] += 0.010
+        return clock[0]
+
+    monkeypatch.setattr(search_mod.time, "monotonic", tick)
+    rules = PRESETS["two-player"].with_options(max_hands=1)
+    st = apply(new_game(rules, seed=2), "draw")
+    player = SearchPlayer(seed=1, budget_ms=100)
+    _player_after(st, st.actor, player)
+    player.rank(act_message(1, 1, st, legal_moves(st), 1000, 0))
+    # the deadline is set at t=0.01 (0.11), then the clock is read once per deal: about ten
+    first = player.last[0].samples
+    assert 9 <= first <= 11
+    player.rank(act_message(1, 2, st, legal_moves(st), 50, 0))  # the referee allows 50 ms
+    second = player.last[0].samples
+    assert 3 <= second <= 5 and second < first  # 80% of 50 ms
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard", "search:30"])
+def test_levels_in_a_match_and_a_tournament(level: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["match", "-r", "two-player", "-s", f"builtin:{level}", "-s",
+                                 "builtin:random", "--set", "max_hands=1", "--seed", "2",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["seat_status"][0]["status"] == "OK"
+    if level == "easy":
+        t = runner.invoke(app, ["tournament", "--bot", "e=builtin:easy", "--bot",
+                                "r=builtin:random", "--rules", "two-player", "--games", "1",
+                                "--set", "max_hands=1", "--concurrency", "1", "--out",
+                                str(tmp_path)])
+        assert t.exit_code == 0, t.output
+
+
+def test_bot_run_speaks_the_protocol(tmp_path: Path) -> None:
+    cmd = f"{PY} -m canasta_cli.cli bot run search --level hard --ms 30"
+    result = runner.invoke(app, ["match", "-r", "two-player", "-s", cmd, "-s", "builtin:greedy",
+                                 "--set", "max_hands=1", "--seed", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["seat_status"][0]["status"] == "OK"
+    bad = runner.invoke(app, ["bot", "run", "wizard"])
+    assert bad.exit_code == 2 and "unknown built-in player" in bad.output
+
+
+def test_every_level_is_a_builtin_name() -> None:
+    for name in ("easy", "normal", "hard", "search"):
+        assert name in PLAYERS
+        builtin_seat(f"builtin:{name}")
+    with pytest.raises(ValueError, match="milliseconds"):
+        builtin_seat("builtin:search:fast")
