@@ -19,6 +19,9 @@ TOURNAMENT = ["tournament", "--bot", "g=builtin:greedy", "--bot", "r=builtin:ran
 
 
 def canasta(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    # Tests play against the quick 'normal' level (the default 'hard' thinks ~0.4 s a move).
+    if args[:1] == ("play",) and "--resume" not in args and "--seat" not in args:
+        args = (*args, "--level", "normal")
     done = subprocess.run([CANASTA, *args], capture_output=True, text=True, timeout=300,
                           input=stdin, check=False)
     assert "Traceback" not in done.stdout + done.stderr, done.stderr

@@ -96,7 +96,8 @@ def test_hand_is_grouped_by_rank_with_wild_cards_first_and_colours() -> None:
 
 def test_plain_pipe_mode_plays_and_saves(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--seed", "5",
-                          "--save-dir", str(tmp_path)], input="moves\ndraw\nbogus\nquit\n",
+                          "--level", "normal", "--save-dir", str(tmp_path)],
+                         input="moves\ndraw\nbogus\nquit\n",
                          capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "Legal moves: draw" in out.stdout

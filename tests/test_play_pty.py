@@ -19,6 +19,9 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def spawn(*args: str) -> pexpect.spawn:
+    # Tests play against the quick 'normal' level (the default 'hard' thinks ~0.4 s a move).
+    if "--resume" not in args and "--seat" not in args and "--level" not in args:
+        args = (*args, "--level", "normal")
     env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", COLUMNS="140", LINES="60")
     env.pop("NO_COLOR", None)
     return pexpect.spawn(sys.executable, ["-m", "canasta_cli.cli", "play", *args], cwd=ROOT,

@@ -37,6 +37,9 @@ class Terminal:
     """A pty running ``canasta play`` with everything it prints fed to an emulator."""
 
     def __init__(self, *args: str, columns: int = 80, lines: int = 24) -> None:
+        # Tests play against the quick 'normal' level (the default 'hard' thinks ~0.4 s a move).
+        if "--resume" not in args and "--seat" not in args and "--level" not in args:
+            args = (*args, "--level", "normal")
         self.screen = Xterm(columns, lines, history=10_000)
         self.stream = pyte.Stream(self.screen)
         env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
@@ -215,3 +218,24 @@ def test_a_cutthroat_game_from_given_scores_shows_who_plays_with_whom(tmp_path: 
         in text
     child.sendline("quit")
     child.expect(pexpect.EOF)
+
+
+def test_hint_shows_the_search_players_choice(tmp_path: Path) -> None:
+    """'hint' through the pseudo-terminal: the search player's top moves, from this seat."""
+    term = Terminal("--seed", "4", "--dealer", "3", "--save-dir", str(tmp_path / "saves"))
+    child = term.child
+    child.expect(PROMPT)
+    child.sendline("draw")
+    child.expect(r"== Hand 1 - seat 0")
+    child.expect(PROMPT)
+    child.sendline("hint")
+    child.expect("Hint: the search player would play")
+    child.expect(PROMPT)
+    text = term.text()
+    hint = text[text.rindex("Hint:"):]
+    shown = re.findall(r"^  (\S.*?)\s+[+-]\d+$", hint, re.M)
+    assert 1 <= len(shown) <= 3
+    legal = legal_moves_shown(term) if "Legal moves" in text else None
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    assert legal is None or all(m in legal for m in shown)
