@@ -741,6 +741,48 @@ def bench_referee_cmd(
     bench_referee(r, games, rounds, seed, typer.echo)
 
 
+@bench_app.command("levels")
+def bench_levels_cmd(
+    rules: RulesOpt = "two-player",
+    games: Annotated[int, typer.Option(help="One-hand games per level.", min=1)] = 4,
+    seed: int = 0,
+) -> None:
+    """Time per decision of each built-in level (mean and 99th percentile), each playing
+    one-hand games against builtin:greedy, with the load average."""
+    import os
+    import statistics
+    import time as _time
+
+    from .players import LEVELS, PLAYERS
+    from .referee import Referee
+    from .seats import builtin_seat
+    from .seats.policy import PolicySeat
+    r = load_rules(rules, ["max_hands=1"])
+    typer.echo(f"{'level':<8}{'decisions':>10}{'mean ms':>10}{'p99 ms':>10}{'max ms':>10}")
+    for level in (*LEVELS, "search"):
+        player = PLAYERS[level](seed, "")
+        times: list[float] = []
+
+        def timed(msg: dict[str, object], player=player, times=times):  # type: ignore[no-untyped-def]
+            if msg.get("type") != "act":
+                return player(msg)
+            t0 = _time.perf_counter()
+            reply = player(msg)
+            times.append((_time.perf_counter() - t0) * 1000)
+            return reply
+
+        seats = [PolicySeat(level, timed)] + [builtin_seat("builtin:greedy", i)
+                                              for i in range(1, r.players)]
+        ref = Referee(seats, r)  # type: ignore[arg-type]
+        for g in range(games):
+            ref.play(g + 1, seed=seed + g)
+        times.sort()
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+        typer.echo(f"{level:<8}{len(times):>10}{statistics.mean(times):>10.1f}{p99:>10.1f}"
+                   f"{times[-1]:>10.1f}")
+    typer.echo(f"load average: {os.getloadavg()[0]:.2f}")
+
+
 @bench_app.command("corners")
 def bench_corners_cmd(
     hands: Annotated[int, typer.Option(help="Random hands per preset searched for the slowest"

@@ -294,6 +294,8 @@ class SearchPlayer:
         texts = [m["text"] for m in moves]
         totals = [0.0] * len(moves)
         counts = [0] * len(moves)
+        values: list[list[float]] = [[] for _ in moves]  # per deal, for paired comparisons
+        default: int | None = None  # the fast policy's own choice
         me = int(obs["seat"])
         # Never more than the referee's time for the decision allows (80% of it, so that the
         # answer arrives in time on a busy machine too).
@@ -309,18 +311,39 @@ class SearchPlayer:
             rounds += 1
             det = determinize(obs, facts, rules, rng)
             listed = {format_move(m): m for m in legal_moves(det)}
+            if default is None:
+                choice = format_move(fast_policy(det, rng))
+                default = texts.index(choice) if choice in texts else 0
             for i, text in enumerate(texts):
                 move = listed.get(text)
                 if move is None:
+                    values[i].append(float("nan"))
                     continue  # this deal's state disagrees on a detail; skip the move here
                 after = apply(det, move)
-                totals[i] += rollout(after, me, rng, self.horizon)
+                v = rollout(after, me, rng, self.horizon)
+                values[i].append(v)
+                totals[i] += v
                 counts[i] += 1
         ranked = [Ranked(i, texts[i], totals[i] / counts[i] if counts[i] else -1e9, counts[i])
                   for i in range(len(moves))]
         ranked.sort(key=lambda r: (-r.value, r.index))
+        # Few deals are noisy: keep the fast policy's move unless the best one beats it, deal
+        # by deal on the same cards, by more than one standard error of the difference.
+        if default is not None and ranked[0].index != default:
+            best = ranked[0].index
+            diffs = [a - b for a, b in zip(values[best], values[default], strict=True)
+                     if a == a and b == b]
+            if len(diffs) < 2 or not _clearly_better(diffs):
+                ranked.sort(key=lambda r: (r.index != default, -r.value, r.index))
         self.last = ranked
         return ranked
+
+
+def _clearly_better(diffs: list[float]) -> bool:
+    n = len(diffs)
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return bool(mean > (var / n) ** 0.5)
 
 
 class FastPlayer:

@@ -34,12 +34,29 @@ def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, d
         "rules": rules.to_dict(), "games": len(rows), "standings": stand,
         "cross_table": cross_table(outcomes, names),
         "duplicate": variance_saving(outcomes),
+        "deals": deals_won(outcomes),
     }
     if sprt is not None:
         result["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
                           "beta": sprt.beta, "decision": state.stopped_by_sprt,
                           "after_games": len(rows)}
     return result
+
+
+def deals_won(outcomes: list[Any]) -> list[dict[str, Any]]:
+    """Per pairing, the duplicate deals each bot won on its seatings together (the sum of its
+    score differences over every seating of the deal), and the ties."""
+    sums: dict[tuple[str, str], dict[int, float]] = {}
+    for o in outcomes:
+        sums.setdefault(o.pair, {}).setdefault(o.deal, 0.0)
+        sums[o.pair][o.deal] += o.diff
+    out = []
+    for (a, b), by_deal in sums.items():
+        won_a = sum(1 for d in by_deal.values() if d > 0)
+        won_b = sum(1 for d in by_deal.values() if d < 0)
+        out.append({"pair": [a, b], "deals": len(by_deal), a: won_a, b: won_b,
+                    "tied": len(by_deal) - won_a - won_b})
+    return out
 
 
 def _clean(x: Any) -> Any:
@@ -103,6 +120,11 @@ def render(summary: dict[str, Any]) -> str:
         lines.append(f"duplicate deals: variance of the mean difference {dup['paired_var']:.0f}"
                      f" against {dup['unpaired_var']:.0f} unpaired, {dup['factor']:.1f}x fewer"
                      " games for the same precision")
+    for d in summary.get("deals", []):
+        a, b = d["pair"]
+        share = d[a] / d["deals"] if d["deals"] else 0.0
+        lines.append(f"deals won, both seatings together: {a} {d[a]}, {b} {d[b]}, tied"
+                     f" {d['tied']} of {d['deals']} ({a}: {share:.0%})")
     if "sprt" in summary:
         s = summary["sprt"]
         verdict = {"H1": f"the first bot is stronger (Elo +{s['elo1']:g} accepted)",
