@@ -136,7 +136,12 @@ def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
 
 def _discard_cost(st: GameState, kind: int, seat: int) -> float:
     if kind in (DEUCE, JOKER):
-        return 100.0
+        # A wild card is worth keeping, unless freezing a big pile that the next player's
+        # side could take pays more.
+        nxt = (seat + 1) % st.rules.players
+        threat = not st.pile_frozen and len(st.pile) >= 8 and \
+            st.side_has_melded(st.team[nxt])
+        return 0.0 if threat else 100.0
     if kind == BLACK3:
         return -50.0
     cost = KIND_VALUE[kind] / 5 + 10 * (st.hc[seat][kind] - 1)
