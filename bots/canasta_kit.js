@@ -94,7 +94,14 @@ function run(choose, { name = "canasta_kit.js bot", capabilities = ["annotations
   const act = (req) => {
     const obs = Object.assign({}, req.observation || {});
     const moves = req.moves || [];
-    if (!("public" in obs)) obs.public = table.facts(obs);
+    if (!("public" in obs)) {
+      // Made from the table the first time it is read: a bot that never looks pays nothing.
+      let cached = null;
+      Object.defineProperty(obs, "public", {
+        enumerable: true, configurable: true,
+        get() { if (cached === null) cached = table.facts(obs); return cached; },
+      });
+    }
     send(Object.assign({ type: "move", id: req.id }, answer(choose(obs, moves))));
   };
   const rl = readline.createInterface({ input: process.stdin, terminal: false });
