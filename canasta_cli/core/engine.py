@@ -298,6 +298,9 @@ def _replace_red3s(st: GameState, seat: int, source: str) -> None:
         _set_hand(st, seat, keep)
 
 
+_NO_CARDS: frozenset[int] = frozenset()
+
+
 def _start_turn(st: GameState, seat: int) -> None:
     if st.turn_no >= st.rules.max_turns:
         _end_hand(st, "turn_limit", None, False)
@@ -307,18 +310,15 @@ def _start_turn(st: GameState, seat: int) -> None:
     st.phase = Phase.DRAW
     st.turn_no += 1
     st.hand_turns += 1
-    st.side_open_at_start = st.side_has_melded(st.team[seat])
+    st.side_open_at_start = st.minfo[st.team[seat]].melded
     st.seat_melded_at_start = st.seat_melded[seat]
     st.opening_total = 0
-    st.took_pile = False
-    st.pile_pending = False
-    st.from_pile = frozenset()
-    st.acted = False
-    st.asked = False
+    st.took_pile = st.pile_pending = st.acted = st.asked = False
+    st.foreign_add = st.committed_out = False
+    st.from_pile = _NO_CARDS
     st.permission = None
-    st.foreign_add = False
-    st.committed_out = False
-    _replace_red3s(st, seat, "deal")
+    if st.hc[seat][RED3]:
+        _replace_red3s(st, seat, "deal")
 
 
 def _draw(st: GameState, move: Draw | None = None) -> None:
@@ -518,10 +518,11 @@ def _add(st: GameState, mv: Add) -> None:
 
 def _discard(st: GameState, mv: Discard) -> None:
     seat = st.turn_seat
-    card = _pick(st, seat, mv.kind, 1)[0]
-    st.pile = st.pile + (card,)
-    if mv.kind in (DEUCE, JOKER) or (mv.kind == BLACK3 and st.rules.black3_discard_freezes):
-        st.pile_frozen = True
+    kind = mv.kind
+    card = _pick(st, seat, kind, 1)[0]
+    st.pile += (card,)
+    if kind >= DEUCE and (kind != BLACK3 or st.rules.black3_discard_freezes):
+        st.pile_frozen = True  # a wild card (DEUCE, JOKER), or a black three by option
     st.log = (st.log, ev.Discarded(seat, card))
     if not st.hands[seat]:
         _go_out(st, seat)
