@@ -124,3 +124,21 @@ def test_a_match_from_scores_records_them_and_replays(tmp_path: Path) -> None:
     replayed = runner.invoke(app, ["replay", str(record)])
     assert replayed.exit_code == 0, replayed.output
     assert "=== hand 3:" in replayed.output and "minimums 120 / 15" in replayed.output
+
+
+def test_a_saved_game_from_given_scores_resumes_with_them(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    base = [sys.executable, "-m", "canasta_cli.cli", "play"]
+    first = subprocess.run([*base, "--seed", "5", "--level", "normal", "--scores", "4000,100",
+                            "--hand", "3", "--save-dir", str(tmp_path)], input="quit\n",
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert first.returncode == 0, first.stderr
+    assert "us 4000, needs 120 to meld" in first.stdout or "them 4000" in first.stdout
+    save = next(tmp_path.glob("*.jsonl"))
+    header = json.loads(save.read_text().splitlines()[0])
+    assert header["start"] == {"scores": [4000, 100], "hand_no": 3}
+    again = subprocess.run([*base, "--resume", str(save)], input="quit\n",
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert again.returncode == 0, again.stderr
+    assert "== Hand 3 - seat 0" in again.stdout and "4000" in again.stdout
