@@ -54,17 +54,11 @@ def observation(state: GameState, seat: int, history: bool = True) -> dict[str, 
         obs["winner"] = state.winner
         obs["end_reason"] = state.game_end_reason
     if history:
-        obs["history"] = _history(state, seat)
+        obs["history"] = history_views(state, seat)
     return obs
 
 
 def history_views(state: GameState, seat: int) -> list[dict[str, Any]]:
-    """The seat's views of every event so far (what ``observation(..., history=True)`` puts
-    in ``history``)."""
-    return _history(state, seat)
-
-
-def _history(state: GameState, seat: int) -> list[dict[str, Any]]:
     """Every event so far as ``seat`` sees it.  The views already made for an earlier state of
     the same game are reused (the log only grows), so a game's observations cost the new
     events only, not the whole log each time."""

@@ -18,7 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Ruleset, apply, format_move, legal_moves
-from ..core.cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, TEXT_OF, full_deck
+from ..core.cards import (
+    BLACK3,
+    DEUCE,
+    JOKER,
+    KIND_OF,
+    KIND_VALUE,
+    full_deck,
+    parse_card_sequence,
+    parse_kind,
+)
 from ..core.facts import public_facts
 from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
 from ..core.state import EMPTY_MELDS, GameState, MeldState, Phase
@@ -38,44 +47,36 @@ class Ranked:
 
 # Determinization -----------------------------------------------------------------------------
 
-def _ids_by_text(decks: int) -> dict[str, list[int]]:
-    pool: dict[str, list[int]] = {}
-    for c in full_deck(decks):
-        pool.setdefault(TEXT_OF[c], []).append(c)
-    return pool
-
-
 def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
                 rng: random.Random) -> GameState:
     """A full game state consistent with what the seat knows; the cards it cannot see dealt at
     random among the other hands (after their known cards) and the stock."""
-    pool = _ids_by_text(rules.decks)
-
-    def take(text: str) -> int:
-        return pool[text].pop()
-
     seat = int(obs["seat"])
     players = int(obs["players"])
-    hands: list[list[int]] = [[] for _ in range(players)]
-    hands[seat] = [take(c) for c in obs["hand"]]
-    melds_rows = []
-    for row_no, row in enumerate(obs["melds"]):
+    # Every card the seat can name, each text given its own copy of the pack (as in a deck
+    # file); what is left of the pack is what it cannot see.
+    groups = [list(obs["hand"]), *[m["cards"] for row in obs["melds"] for m in row],
+              *obs["red_threes"], list(facts["pile"]),
+              *[facts["known"][s] if s != seat else [] for s in range(players)]]
+    ids = iter(parse_card_sequence([c for g in groups for c in g], rules.decks))
+    named = [[next(ids) for _ in g] for g in groups]
+    hand, rest_named = named[0], named[1:]
+    melds_rows: list[tuple[MeldState | None, ...]] = []
+    for row in obs["melds"]:
         slots: list[MeldState | None] = list(EMPTY_MELDS)
         for m in row:
-            cards = tuple(take(c) for c in m["cards"])
-            rank = KIND_OF[cards[0]] if m["rank"] != "3" else BLACK3
-            if m["rank"] != "3":
-                rank = next(KIND_OF[c] for c in cards if KIND_OF[c] not in (DEUCE, JOKER))
-            owner = row_no if row_no < players else seat
+            cards = tuple(rest_named.pop(0))
+            rank = parse_kind(m["rank"])
+            owner = rules.seats_of(len(melds_rows))[0]  # a seat of the row's side
             slots[rank] = MeldState(rank, cards, int(m["wilds"]), owner, 0,
                                     bool(m.get("concealed")))
         melds_rows.append(tuple(slots))
-    red3 = tuple(tuple(take(c) for c in row) for row in obs["red_threes"])
-    pile = tuple(take(c) for c in facts["pile"])
-    for s in range(players):
-        if s != seat:
-            hands[s] = [take(c) for c in facts["known"][s]]
-    rest = [c for ids in pool.values() for c in ids]
+    red3 = tuple(tuple(rest_named.pop(0)) for _ in obs["red_threes"])
+    pile = tuple(rest_named.pop(0))
+    hands = [list(g) for g in rest_named]  # the known cards of every other hand
+    hands[seat] = hand
+    seen = {c for g in named for c in g}
+    rest = [c for c in full_deck(rules.decks) if c not in seen]
     rng.shuffle(rest)
     for s in range(players):
         if s != seat:
@@ -103,12 +104,10 @@ def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
     st.turn_no = 0
     st.hand_turns = 1
     turn = obs["turn"]
-    me_row = obs.get("meld_side", [rules.side_of(s) for s in range(players)])[st.turn_seat]
-    st.side_open_at_start = bool(obs["side_melded"][rules.side_of(st.turn_seat)]) \
+    team = tuple(obs.get("meld_side", [rules.side_of(s) for s in range(players)]))
+    # Open at the start of the turn: the row holds melds, none of them made this turn.
+    st.side_open_at_start = any(m is not None for m in st.melds[team[st.turn_seat]]) \
         and not int(turn["opening_total"])
-    if rules.cutthroat:
-        st.side_open_at_start = any(m is not None for m in st.melds[me_row]) \
-            and not int(turn["opening_total"])
     st.seat_melded = tuple(bool(obs["side_melded"][rules.side_of(s)]) for s in range(players))
     st.seat_melded_at_start = st.seat_melded[st.turn_seat]
     st.opening_total = int(turn["opening_total"])
@@ -124,7 +123,7 @@ def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
     st.winner = None
     st.game_end_reason = None
     st.log = None
-    st.team = tuple(obs.get("meld_side", [rules.side_of(s) for s in range(players)]))
+    st.team = team
     st.lone = obs.get("lone_hand")
     st.views = {}
     st.recount()

@@ -61,14 +61,10 @@ class Prepared(dict[str, Any]):
     sequence: Callable[[list[Move]], tuple[int, str] | None]
     legal: list[Move] | None = None  # in-process players: the listed moves as engine objects
     _wire: bytes | None = None
-    _wire_fn: Callable[[], bytes] | None = None
 
-    def __init__(self, fields: dict[str, Any], lazy: dict[str, Callable[[], Any]],
-                 wire: Callable[[], bytes] | None = None) -> None:
+    def __init__(self, fields: dict[str, Any], lazy: dict[str, Callable[[], Any]]) -> None:
         super().__init__(fields)
         self._lazy = lazy
-        if wire is not None:
-            self._wire_fn = wire
 
     def __missing__(self, key: str) -> Any:
         make = self._lazy.pop(key, None)
@@ -86,8 +82,7 @@ class Prepared(dict[str, Any]):
     @property
     def wire(self) -> bytes:
         if self._wire is None:
-            self._wire = self._wire_fn() if self._wire_fn is not None else \
-                (_dumps(dict(self.fill())) + "\n").encode("utf-8")
+            self._wire = (_dumps(dict(self.fill())) + "\n").encode("utf-8")
         return self._wire
 
     def get(self, key: str, default: Any = None) -> Any:
