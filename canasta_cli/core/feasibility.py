@@ -9,6 +9,7 @@ the hand and a summary of the side's melds, cheap to copy and to change.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import add
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_VALUE
@@ -297,21 +298,25 @@ def _exact_opening(s: Situation, need: int, keep: int) -> bool:
     return False
 
 
+def canastas_in_reach(req: int, hc: Sequence[int], nat: Sequence[int],
+                      wild: Sequence[int]) -> bool:
+    """A bound before the going-out search: each rank is at most one canasta, even given every
+    wild card, so the req-th largest rank total (hand + table) plus the wild cards must reach
+    7.  ``nat`` and ``wild`` are the side's melds per rank (0 where none)."""
+    if req == 1:
+        return bool(max(map(add, map(add, hc, nat), wild)) + hc[DEUCE] + hc[JOKER] >= 7)
+    if not 0 < req <= 11:
+        return True
+    totals = sorted(map(add, map(add, hc, nat), wild), reverse=True)
+    return bool(totals[req - 1] + hc[DEUCE] + hc[JOKER] >= 7)
+
+
 def can_go_out(s: Situation, bound_checked: bool = False) -> bool:
-    """Can the player meld everything (but one discard) this turn and go out legally?"""
+    """Can the player meld everything (but one discard) this turn and go out legally?
+    ``bound_checked``: the caller has already applied ``canastas_in_reach``."""
     hc = s.hc
-    # An upper bound first: each rank is at most one canasta, even given every wild card, so
-    # the req-th largest rank total (hand + table) plus the wild cards must reach 7.
-    req = s.req
-    if bound_checked:
-        pass
-    elif req == 1:
-        if max(map(add, map(add, hc, s.nat), s.wild)) + hc[DEUCE] + hc[JOKER] < 7:
-            return False
-    elif 0 < req <= 11:
-        totals = sorted(map(add, map(add, hc, s.nat), s.wild), reverse=True)
-        if totals[req - 1] + hc[DEUCE] + hc[JOKER] < 7:
-            return False
+    if not bound_checked and not canastas_in_reach(s.req, hc, s.nat, s.wild):
+        return False
     singles = [r for r in RANKS if hc[r] == 1 and not s.ex[r]]
     b3 = hc[BLACK3]
     if len(singles) > 1 or b3 == 2 or (singles and b3 == 1) or (s.b3_melded and b3 > 1):

@@ -7,13 +7,20 @@ can still end legally after it (see ``feasibility``).
 from __future__ import annotations
 
 from itertools import compress
-from operator import add, itemgetter
+from operator import itemgetter
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
-from .feasibility import RANKS, Memo, Situation, _greedy_opening, can_go_out, viable
+from .feasibility import (
+    RANKS,
+    Memo,
+    Situation,
+    _greedy_opening,
+    can_go_out,
+    canastas_in_reach,
+    viable,
+)
 from .moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Meld, Move, meld, take
-from .rules import Ruleset
-from .state import GameState, Phase, RowInfo
+from .state import GameState, Phase
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -226,7 +233,8 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
     may_ask = (state.phase is Phase.MELD and rules.permission_question and not state.asked
                and not state.acted)
     out_now = False
-    if (may_ask or opening) and not no_out and not pending and _canastas_in_reach(rules, hc, info):
+    if (may_ask or opening) and not no_out and not pending and canastas_in_reach(
+            rules.canastas_to_go_out, hc, info.nat, info.wild):
         s = s or situation(state)
         out_now = can_go_out(s, bound_checked=True)
     if may_ask and out_now:
@@ -296,18 +304,6 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
     if _discard_ok(s):
         moves.extend(compress(_DISCARD_MOVES, _discard_counts(hc)))
     return moves
-
-
-def _canastas_in_reach(rules: Ruleset, hc: tuple[int, ...], info: RowInfo) -> bool:
-    """A bound before the going-out search: each rank is at most one canasta, even given
-    every wild card, so the req-th largest rank total plus the wild cards must reach 7."""
-    req = rules.canastas_to_go_out
-    if req == 1:
-        return bool(max(map(add, map(add, hc, info.nat), info.wild)) + hc[DEUCE] + hc[JOKER] >= 7)
-    if not 0 < req <= 11:
-        return True
-    totals = sorted(map(add, map(add, hc, info.nat), info.wild), reverse=True)
-    return bool(totals[req - 1] + hc[DEUCE] + hc[JOKER] >= 7)
 
 
 _DISCARD_KINDS = (*RANKS, DEUCE, JOKER, BLACK3)
