@@ -219,3 +219,14 @@ def test_a_merged_meld_keeps_its_wild_cards_and_takes_no_more() -> None:
     st = play(st, "discard " + _some_discard(st), "draw")
     texts = legal_texts(st)
     assert "add 7" in texts and "add 7 Jo" not in texts
+
+
+def test_canasta_rules_describes_the_cutthroat_preset() -> None:
+    from typer.testing import CliRunner
+
+    from canasta_cli.cli import app
+    result = CliRunner().invoke(app, ["rules", "-r", "three-player-cutthroat"])
+    assert result.exit_code == 0, result.output
+    assert "Ruleset: three-player-cutthroat" in result.output
+    assert "the first to take the pile plays alone" in result.output
+    assert "red threes count for their owner alone" in result.output
