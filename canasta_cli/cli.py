@@ -546,6 +546,9 @@ def tournament(
     sprt: Annotated[bool, typer.Option(help="Two bots only: stop as soon as a sequential"
                                        " probability ratio test decides.")] = False,
     elo1: Annotated[float, typer.Option(help="SPRT: the Elo gain to detect.")] = 50.0,
+    sprt_unit: Annotated[str, typer.Option(
+        help="SPRT on each game won or lost ('game'), or on each duplicate deal won or lost"
+        " on its seatings together ('deal': the luck of the cards removed).")] = "game",
     cluster: Annotated[str | None, typer.Option(
         help="Run the games on a Dask scheduler, e.g. tcp://host:8786.")] = None,
     decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
@@ -595,7 +598,9 @@ def tournament(
                     LocalExecutor(k) if k > 1 else InlineExecutor())
     except (RuntimeError, OSError) as exc:
         raise _fail(str(exc)) from None
-    test = Sprt(elo1=elo1) if sprt else None
+    if sprt_unit not in ("game", "deal"):
+        raise _fail(f"--sprt-unit {sprt_unit!r}: expected game or deal")
+    test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
     tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",

@@ -120,3 +120,39 @@ def test_every_level_is_a_builtin_name() -> None:
         builtin_seat(f"builtin:{name}")
     with pytest.raises(ValueError, match="milliseconds"):
         builtin_seat("builtin:search:fast")
+
+
+@pytest.mark.parametrize("name", ["classic", "two-player", "six-player"])
+def test_the_fast_policy_does_not_feed_the_next_sides_meld(name: str) -> None:
+    """With the pile open to the next player's side, the improved greedy never discards a rank
+    that side has melded while it holds a single card of another rank it could discard."""
+    from canasta_cli.core.cards import BLACK3, DEUCE, JOKER
+    from canasta_cli.core.moves import Discard
+    from canasta_cli.core.state import Phase
+    rules = PRESETS[name].with_options(max_hands=1)
+    checked = 0
+    for seed in range(12):
+        st = new_game(rules, seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over:
+            move = search_mod.fast_policy(st, rng)
+            if isinstance(move, Discard) and st.phase is Phase.MELD:
+                seat = st.actor
+                row = st.team[(seat + 1) % rules.players]
+                if row != st.team[seat] and not st.pile_frozen and st.side_has_melded(row):
+                    singles = [m.kind for m in legal_moves(st) if isinstance(m, Discard)
+                               and m.kind not in (DEUCE, JOKER, BLACK3)
+                               and st.hc[seat][m.kind] == 1 and st.melds[row][m.kind] is None]
+                    if singles:
+                        checked += 1
+                        assert st.melds[row][move.kind] is None, (st, move, singles)
+            st = apply(st, move)
+    assert checked >= 10
+
+
+def test_a_rank_whose_copies_are_seen_is_the_safer_discard() -> None:
+    """The pair risk falls as copies of a rank are seen, and is nil when fewer than two are
+    left unseen."""
+    odds = [search_mod._pair_odds(u, 11, 60) for u in range(9)]
+    assert odds[0] == odds[1] == 0.0 and all(a < b for a, b in zip(odds[1:-1], odds[2:], strict=True))
+    assert search_mod._pair_odds(4, 60, 60) == pytest.approx(1.0)

@@ -18,6 +18,7 @@ from canasta_cli.tournament.runner import (
     InlineExecutor,
     LocalExecutor,
     counted_rows,
+    outcome,
     run_tournament,
 )
 from canasta_cli.tournament.schedule import schedule, seatings
@@ -187,6 +188,34 @@ def test_sprt_stops_early_the_same_way_at_any_concurrency(tmp_path: Path) -> Non
     assert _strip(counted_rows(a)) == _strip(counted_rows(b))
 
 
+def test_sprt_on_deals_counts_each_deal_once_by_its_seatings_together(tmp_path: Path) -> None:
+    """The deal unit: a deal is won or lost on the sum of its seatings' score differences, and
+    the test stops at the first deal where the direct log-likelihood ratio crosses a bound."""
+    test = Sprt(elo1=100, unit="deal")
+    state = _run(tmp_path / "d", 1, deals=60, sprt=test)
+    assert state.stopped_by_sprt == "H1" and state.sprt_at is not None
+    rows = counted_rows(state)
+    assert rows[-1]["index"] == state.sprt_at
+    sums: dict[int, float] = {}
+    for r in rows:
+        o = outcome(r, ONE_HAND)
+        sums[o.deal] = sums.get(o.deal, 0.0) + o.diff
+    wins = losses = 0
+    from canasta_cli.tournament import report
+    crossed = None
+    for i, deal in enumerate(dict.fromkeys(r["deal"] for r in rows)):
+        wins += sums[deal] > 0
+        losses += sums[deal] < 0
+        if test.decide(wins, losses) and crossed is None:
+            crossed = i
+    assert crossed == len(sums) - 1  # it stopped at the first deal that decided, not later
+    summary = report.summarize(state, BUILTIN, ONE_HAND, "round-robin", 60, 11, test)
+    assert summary["sprt"]["unit"] == "deal" and summary["sprt"]["after_deals"] == len(sums)
+    text = report.render(summary)
+    assert "SPRT on deals won over both seatings: the first bot is stronger" in text
+    assert "Elo on deals" in text
+
+
 def test_a_cutthroat_tournament_plays_every_seating(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -212,7 +241,7 @@ def test_cli_writes_json_csv_and_a_table(tmp_path: Path) -> None:
                                       "1", "--sprt", "--elo1", "200"])
     assert result.exit_code == 0, result.output
     assert "cross table" in result.output and "duplicate deals:" in result.output
-    assert "SPRT:" in result.output
+    assert "SPRT on games:" in result.output
     data = json.loads((tmp_path / "results.json").read_text())
     assert {s["bot"] for s in data["standings"]} == {"greedy", "random"}
     assert (tmp_path / "standings.csv").read_text().startswith("bot,games,wins")

@@ -24,6 +24,7 @@ from ..core.cards import (
     JOKER,
     KIND_OF,
     KIND_VALUE,
+    N_KINDS,
     full_deck,
     parse_card_sequence,
     parse_kind,
@@ -133,22 +134,48 @@ def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
 
 # The fast policy (rollouts, and the 'normal' level) ------------------------------------------
 
-def _discard_cost(st: GameState, kind: int, seat: int) -> float:
+def _pile_counts(st: GameState) -> list[int]:
+    counts = [0] * N_KINDS
+    for c in st.pile:
+        counts[KIND_OF[c]] += 1
+    return counts
+
+
+def _pair_odds(unseen: int, hand: int, unknown: int) -> float:
+    """Chance that a hand of ``hand`` cards, dealt from ``unknown`` unseen cards, holds two or
+    more of the ``unseen`` copies of a rank (binomial approximation)."""
+    if unseen < 2 or unknown <= 0:
+        return 0.0
+    q = min(1.0, hand / unknown)
+    return 1.0 - (1 - q) ** unseen - unseen * q * (1 - q) ** (unseen - 1)
+
+
+def _discard_cost(st: GameState, kind: int, seat: int, pile: list[int] | None = None) -> float:
+    """What a discard gives up (points and pairs kept for melds) plus what it risks: the next
+    player taking the pile with it (a meld of that rank, or a pair the cards seen allow)."""
     if kind in (DEUCE, JOKER):
-        # A wild card is worth keeping, unless freezing a big pile that the next player's
-        # side could take pays more.
-        nxt = (seat + 1) % st.rules.players
-        threat = not st.pile_frozen and len(st.pile) >= 8 and \
-            st.side_has_melded(st.team[nxt])
-        return 0.0 if threat else 100.0
+        return 100.0
     if kind == BLACK3:
         return -50.0
-    cost = KIND_VALUE[kind] / 5 + 10 * (st.hc[seat][kind] - 1)
-    mine = st.team[seat]
-    for row, melds in enumerate(st.melds):
-        if row != mine and melds[kind] is not None:
-            cost += 40  # feeds their meld, and lets them take the pile
-    return cost
+    hc = st.hc[seat]
+    cost = KIND_VALUE[kind] / 5 + 10 * (hc[kind] - 1)
+    rules = st.rules
+    nxt = (seat + 1) % rules.players
+    row = st.team[nxt]
+    if row == st.team[seat]:
+        return cost  # a partner takes it: no risk
+    melded = st.side_has_melded(row)
+    frozen = st.pile_frozen or not melded
+    stake = 60 + 30 * len(st.pile)  # the pile the next player would win with this card
+    if not frozen and st.melds[row][kind] is not None:
+        return cost + 40 + stake
+    if pile is None:
+        pile = _pile_counts(st)
+    seen = hc[kind] + pile[kind] + sum(info.nat[kind] for info in st.minfo)
+    unseen = 4 * rules.decks - seen
+    others = sum(len(h) for s, h in enumerate(st.hands) if s != seat) + len(st.stock)
+    odds = _pair_odds(unseen, len(st.hands[nxt]), others)
+    return cost + odds * stake
 
 
 def fast_policy(st: GameState, rng: random.Random) -> Move:
@@ -193,7 +220,8 @@ def fast_policy(st: GameState, rng: random.Random) -> Move:
         return best
     discards = [m for m in moves if isinstance(m, Discard)]
     if discards:
-        return min(discards, key=lambda m: _discard_cost(st, m.kind, seat))
+        pile = _pile_counts(st)
+        return min(discards, key=lambda m: _discard_cost(st, m.kind, seat, pile))
     others = [m for m in moves if not isinstance(m, Answer)]
     return (others or moves)[0]
 
@@ -306,19 +334,32 @@ class SearchPlayer:
         budget = min(self.budget_ms, 0.8 * float(msg.get("deadline_ms", self.budget_ms)))
         deadline = time.monotonic() + budget / 1000.0
         rounds = 0
+        # Successive halving: every move is tried on the first deals, then the worse half of
+        # those still in the running is dropped at rounds 4, 8, 16... (never the fast policy's
+        # own move), so that the contenders get the deals.
+        active = list(range(len(moves)))
+        cut = 4
         while True:
             if self.simulations is not None:
                 if rounds >= self.simulations:
                     break
             elif rounds and time.monotonic() >= deadline:
                 break
+            if rounds == cut and len(active) > 2:
+                order = sorted(active, key=lambda i: (-totals[i] / max(1, counts[i]), i))
+                keep = order[:max(2, (len(active) + 1) // 2)]
+                if default is not None and default not in keep:
+                    keep.append(default)
+                active = sorted(keep)
+                cut *= 2
             rounds += 1
             det = determinize(obs, facts, rules, rng)
             listed = {format_move(m): m for m in legal_moves(det)}
             if default is None:
                 choice = format_move(fast_policy(det, rng))
                 default = texts.index(choice) if choice in texts else 0
-            for i, text in enumerate(texts):
+            for i in active:
+                text = texts[i]
                 move = listed.get(text)
                 if move is None:
                     values[i].append(float("nan"))
@@ -330,7 +371,8 @@ class SearchPlayer:
                 counts[i] += 1
         ranked = [Ranked(i, texts[i], totals[i] / counts[i] if counts[i] else -1e9, counts[i])
                   for i in range(len(moves))]
-        ranked.sort(key=lambda r: (-r.value, r.index))
+        # The moves still in the running first (they were tried on every deal), then the rest.
+        ranked.sort(key=lambda r: (r.index not in active, -r.value, r.index))
         # Few deals are noisy: keep the fast policy's move unless the best one beats it, deal
         # by deal on the same cards, by more than one standard error of the difference.
         if default is not None and ranked[0].index != default:

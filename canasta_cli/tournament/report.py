@@ -10,7 +10,7 @@ from typing import Any
 
 from ..core import Ruleset
 from .runner import RunState, counted_rows, outcome
-from .stats import Sprt, cross_table, standings, variance_saving
+from .stats import Sprt, cross_table, elo_with_error, standings, variance_saving
 
 FAILURES = ("TIMEOUT", "CRASHED", "PROTOCOL_ERROR", "ILLEGAL_MOVE")
 
@@ -38,9 +38,14 @@ def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, d
     }
     if sprt is not None:
         result["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
-                          "beta": sprt.beta, "decision": state.stopped_by_sprt,
-                          "after_games": len(rows)}
+                          "beta": sprt.beta, "unit": sprt.unit,
+                          "decision": state.stopped_by_sprt, "after_games": len(rows),
+                          "after_deals": len({(tuple(r["pair"]), r["deal"]) for r in rows})}
     return result
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.0f}"
 
 
 def deals_won(outcomes: list[Any]) -> list[dict[str, Any]]:
@@ -54,8 +59,10 @@ def deals_won(outcomes: list[Any]) -> list[dict[str, Any]]:
     for (a, b), by_deal in sums.items():
         won_a = sum(1 for d in by_deal.values() if d > 0)
         won_b = sum(1 for d in by_deal.values() if d < 0)
-        out.append({"pair": [a, b], "deals": len(by_deal), a: won_a, b: won_b,
-                    "tied": len(by_deal) - won_a - won_b})
+        n = len(by_deal)
+        elo, lo, hi = elo_with_error(won_a + 0.5 * (n - won_a - won_b), n)
+        out.append({"pair": [a, b], "deals": n, a: won_a, b: won_b,
+                    "tied": n - won_a - won_b, "elo": elo, "elo_low": lo, "elo_high": hi})
     return out
 
 
@@ -124,11 +131,16 @@ def render(summary: dict[str, Any]) -> str:
         a, b = d["pair"]
         share = d[a] / d["deals"] if d["deals"] else 0.0
         lines.append(f"deals won, both seatings together: {a} {d[a]}, {b} {d[b]}, tied"
-                     f" {d['tied']} of {d['deals']} ({a}: {share:.0%})")
+                     f" {d['tied']} of {d['deals']} ({a}: {share:.0%};"
+                     f" Elo on deals {_signed(d['elo'])} [{_signed(d['elo_low'])},"
+                     f" {_signed(d['elo_high'])}])")
     if "sprt" in summary:
         s = summary["sprt"]
         verdict = {"H1": f"the first bot is stronger (Elo +{s['elo1']:g} accepted)",
                    "H0": f"no gain of {s['elo1']:g} Elo (H0 accepted)",
                    None: "undecided when the games ran out"}[s["decision"]]
-        lines.append(f"SPRT: {verdict} after {s['after_games']} games")
+        unit = s.get("unit", "game")
+        on = "on games" if unit == "game" else "on deals won over both seatings"
+        lines.append(f"SPRT {on}: {verdict} after {s['after_games']} games"
+                     f" ({s.get('after_deals', '?')} deals)")
     return "\n".join(lines)

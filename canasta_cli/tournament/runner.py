@@ -365,14 +365,22 @@ def _check_sprt(state: RunState, tasks: list[Task], rules: Ruleset, sprt: Sprt |
     if sprt is None or state.stopped_by_sprt:
         return
     wins = losses = 0.0
+    deal_sum = 0.0
     for t in tasks:
         row = state.rows.get(t.index)
         if row is None:
             return
         o = outcome(row, rules)
-        wins += o.result == 1.0
-        losses += o.result == 0.0
         last_of_deal = t.index + 1 == len(tasks) or tasks[t.index + 1].deal != t.deal
+        if sprt.unit == "deal":
+            deal_sum += o.diff
+            if last_of_deal:
+                wins += deal_sum > 0
+                losses += deal_sum < 0
+                deal_sum = 0.0
+        else:
+            wins += o.result == 1.0
+            losses += o.result == 0.0
         if last_of_deal:
             verdict = sprt.decide(wins, losses)
             if verdict:

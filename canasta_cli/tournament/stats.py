@@ -143,6 +143,10 @@ class Sprt:
     elo1: float = 50.0
     alpha: float = 0.05
     beta: float = 0.05
+    # "game": each game won or lost; "deal": each duplicate deal won or lost on its seatings
+    # together (the unit that removes the luck of the cards, and the independent one: the
+    # games of one deal are not independent of each other).
+    unit: str = "game"
 
     @property
     def bounds(self) -> tuple[float, float]:
