@@ -588,6 +588,8 @@ def tournament(
         raise _fail("--format takes round-robin or gauntlet")
     if sprt and len(bots) != 2:
         raise _fail("--sprt compares exactly two bots")
+    if sprt_unit not in ("game", "deal"):
+        raise _fail(f"--sprt-unit {sprt_unit!r}: expected game or deal")
     check_sandbox(sandbox)
     seed = _tournament_seed(out, seed)
     hide(out)
@@ -598,8 +600,6 @@ def tournament(
                     LocalExecutor(k) if k > 1 else InlineExecutor())
     except (RuntimeError, OSError) as exc:
         raise _fail(str(exc)) from None
-    if sprt_unit not in ("game", "deal"):
-        raise _fail(f"--sprt-unit {sprt_unit!r}: expected game or deal")
     test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
     tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     try:

@@ -248,6 +248,10 @@ def test_cli_writes_json_csv_and_a_table(tmp_path: Path) -> None:
     assert "greedy" in (tmp_path / "crosstable.csv").read_text()
     bad = CliRunner().invoke(app, ["tournament", "--bot", "x", "--out", str(tmp_path)])
     assert bad.exit_code == 2 and "NAME=COMMAND" in bad.output
+    unit = CliRunner().invoke(app, ["tournament", "--bot", "a=builtin:greedy", "--bot",
+                                    "b=builtin:random", "--sprt", "--sprt-unit", "hand",
+                                    "--out", str(tmp_path / "u")])
+    assert unit.exit_code == 2 and "expected game or deal" in unit.output
 
 
 def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
