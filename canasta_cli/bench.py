@@ -175,19 +175,33 @@ def _echo_floor(batches: list[tuple[int, bytes]], processes: int) -> list[float]
 
 
 @dataclass(frozen=True)
-class TournamentBench:
-    games: int
-    seconds: dict[int, float]
-    cpu: dict[int, float]      # CPU seconds used by this process and its children, per level
-    load: dict[int, float]     # 1-minute load average at the end of each level's run
+class TournamentRun:
+    concurrency: int
+    seconds: float
+    cpu: float        # CPU seconds used by this process and its children
+    load: float       # 1-minute load average at the end of the run
 
-    def rate(self, k: int) -> float:
-        return self.games / self.seconds[k] if self.seconds[k] else 0.0
-
-    def cores(self, k: int) -> float:
+    @property
+    def cores(self) -> float:
         """Cores kept busy on average: a game that already keeps u cores busy at concurrency
         1 cannot run more than 2/u times faster on two cores."""
-        return self.cpu[k] / self.seconds[k] if self.seconds[k] else 0.0
+        return self.cpu / self.seconds if self.seconds else 0.0
+
+
+@dataclass(frozen=True)
+class TournamentBench:
+    games: int
+    runs: list[TournamentRun]  # in the order they ran: 1, 2, 1, 2...
+
+    def rate(self, run: TournamentRun) -> float:
+        return self.games / run.seconds if run.seconds else 0.0
+
+    def speedups(self) -> list[float]:
+        """Per round, games/s at concurrency 2 over games/s at 1 (runs taken in pairs)."""
+        out = []
+        for a, b in zip(self.runs[::2], self.runs[1::2], strict=True):
+            out.append(self.rate(b) / self.rate(a) if self.rate(a) else 0.0)
+        return out
 
 
 def _cpu_seconds() -> float:
@@ -197,10 +211,11 @@ def _cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0,
-                     levels: tuple[int, ...] = (1, 2), hands: int = 1) -> TournamentBench:
-    """Games per second of a two-bot tournament (``hands``-hand games) at each concurrency
-    level, from scratch each time, with the CPU time it took and the load average."""
+def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0, hands: int = 1,
+                     rounds: int = 3, reuse_bots: bool = False) -> TournamentBench:
+    """Games per second of a two-bot tournament (``hands``-hand games) at concurrency 1 and
+    2, interleaved (1, 2, 1, 2...) so that machine drift touches both alike, each run from
+    scratch, with the CPU time it took and the load average."""
     import shlex
     import tempfile
     from pathlib import Path
@@ -211,22 +226,20 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0,
     command = " ".join(shlex.quote(a) for a in bot)
     bots = {"a": command, "b": command}
     rules = CLASSIC.with_options(max_hands=hands)
-    seconds: dict[int, float] = {}
-    cpu: dict[int, float] = {}
-    load: dict[int, float] = {}
+    runs: list[TournamentRun] = []
     games = 0
-    for k in levels:
-        with tempfile.TemporaryDirectory() as tmp:
-            executor: Executor = LocalExecutor(k) if k > 1 else InlineExecutor()
-            c0 = _cpu_seconds()
-            t0 = time.perf_counter()
-            try:
-                state = run_tournament(bots, "round-robin", deals, rules, seed, Path(tmp),
-                                       executor, k)
-            finally:
-                executor.close()
-            seconds[k] = time.perf_counter() - t0
-            cpu[k] = _cpu_seconds() - c0
-            load[k] = os.getloadavg()[0]
-            games = len(state.rows)
-    return TournamentBench(games, seconds, cpu, load)
+    for _ in range(rounds):
+        for k in (1, 2):
+            with tempfile.TemporaryDirectory() as tmp:
+                executor: Executor = LocalExecutor(k) if k > 1 else InlineExecutor()
+                c0 = _cpu_seconds()
+                t0 = time.perf_counter()
+                try:
+                    state = run_tournament(bots, "round-robin", deals, rules, seed, Path(tmp),
+                                           executor, k, reuse_bots=reuse_bots)
+                finally:
+                    executor.close()
+                runs.append(TournamentRun(k, time.perf_counter() - t0, _cpu_seconds() - c0,
+                                          os.getloadavg()[0]))
+                games = len(state.rows)
+    return TournamentBench(games, runs)

@@ -859,18 +859,32 @@ def bench_tournament_cmd(
     bot: BotOpt = "",
     games: Annotated[int, typer.Option(help="Duplicate deals (two games each).", min=1)] = 100,
     hands: Annotated[int, typer.Option(help="Hands per game (max_hands).", min=1)] = 1,
+    rounds: Annotated[int, typer.Option(help="Rounds of concurrency 1 then 2.", min=1)] = 3,
+    reuse_bots: Annotated[bool, typer.Option(
+        "--reuse-bots", help="Keep bot processes between games, as tournament"
+        " --reuse-bots does.")] = False,
 ) -> None:
-    """Games per second with concurrency 1 and 2, the speed-up, the cores each run kept busy
-    and the load average.  --bot builtin:random measures the runner itself (each game one
-    process); a subprocess bot adds the bots' own work, which already runs in parallel."""
+    """Games per second with concurrency 1 and 2, interleaved, the speed-up per round and its
+    median, the cores each run kept busy and the load average.  --bot builtin:random measures
+    the runner itself (each game one process); a subprocess bot adds the bots' own work, which
+    already runs in parallel."""
+    import os
+    import statistics
+
     from .bench import bench_tournament
-    b = bench_tournament(_bench_bot(bot), games, hands=hands)
-    for k in (1, 2):
-        typer.echo(f"concurrency {k}: {b.games} games in {b.seconds[k]:.2f} s ="
-                   f" {b.rate(k):.1f} games/s, {b.cores(k):.2f} cores busy, load average"
-                   f" {b.load[k]:.2f}")
-    typer.echo(f"speed-up: {b.rate(2) / b.rate(1):.2f}x (at most {2 / max(b.cores(1), 1):.2f}x"
-               f" on two cores for work that keeps {b.cores(1):.2f} cores busy at concurrency 1)")
+    t0_load = os.getloadavg()[0]
+    b = bench_tournament(_bench_bot(bot), games, hands=hands, rounds=rounds,
+                         reuse_bots=reuse_bots)
+    typer.echo(f"{b.games} games a run; load average at start {t0_load:.2f}")
+    ups = b.speedups()
+    for i, (one, two) in enumerate(zip(b.runs[::2], b.runs[1::2], strict=True)):
+        typer.echo(f"round {i + 1}: concurrency 1 {b.rate(one):.1f} games/s ({one.cores:.2f}"
+                   f" cores busy, load {one.load:.2f}); concurrency 2 {b.rate(two):.1f} games/s"
+                   f" ({two.cores:.2f} cores busy, load {two.load:.2f}); speed-up {ups[i]:.2f}x")
+    busy = statistics.median(r.cores for r in b.runs[::2])
+    typer.echo(f"speed-up: median {statistics.median(ups):.2f}x (min {min(ups):.2f}, max"
+               f" {max(ups):.2f}, {len(ups)} rounds); at most {2 / max(busy, 1):.2f}x on two"
+               f" cores for work that keeps {busy:.2f} cores busy at concurrency 1")
 
 
 def _bots_dir() -> Path:

@@ -151,3 +151,13 @@ def test_demo_step_shows_every_move_and_stops_on_q() -> None:
     assert result.exit_code == 0, result.output
     assert result.output.count("[Enter: next step, q: quit]") == 2
     assert "--> seat 1: draw" in result.output
+
+
+def test_bench_tournament_interleaves_the_concurrency_levels() -> None:
+    result = runner.invoke(app, ["bench", "tournament", "--bot", "builtin:random", "--games",
+                                 "2", "--rounds", "2"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("4 games a run; load average at start")
+    assert [ln.split(":")[0] for ln in lines[1:3]] == ["round 1", "round 2"]
+    assert "speed-up: median" in lines[3] and "2 rounds" in lines[3]
