@@ -156,3 +156,26 @@ def test_a_rank_whose_copies_are_seen_is_the_safer_discard() -> None:
     odds = [search_mod._pair_odds(u, 11, 60) for u in range(9)]
     assert odds[0] == odds[1] == 0.0 and all(a < b for a, b in zip(odds[1:-1], odds[2:], strict=True))
     assert search_mod._pair_odds(4, 60, 60) == pytest.approx(1.0)
+
+
+def test_the_fast_policy_freezes_the_pile_only_when_every_other_discard_risks_more() -> None:
+    """A wild discard is chosen only when no other discard costs less than keeping the wild
+    card; over many one-hand games it happens, and never with a cheaper discard at hand."""
+    from canasta_cli.core.cards import DEUCE, JOKER
+    from canasta_cli.core.moves import Discard
+    rules = PRESETS["two-player"].with_options(max_hands=1)
+    frozen_by_choice = 0
+    for seed in range(40):
+        st = new_game(rules, seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over:
+            move = search_mod.fast_policy(st, rng)
+            if isinstance(move, Discard) and move.kind in (DEUCE, JOKER):
+                others = [m.kind for m in legal_moves(st)
+                          if isinstance(m, Discard) and m.kind not in (DEUCE, JOKER)]
+                if others:
+                    frozen_by_choice += not st.pile_frozen
+                    costs = [search_mod._discard_cost(st, k, st.actor) for k in others]
+                    assert min(costs) >= search_mod._discard_cost(st, move.kind, st.actor)
+            st = apply(st, move)
+    assert frozen_by_choice >= 3

@@ -152,7 +152,9 @@ def _pair_odds(unseen: int, hand: int, unknown: int) -> float:
 
 def _discard_cost(st: GameState, kind: int, seat: int, pile: list[int] | None = None) -> float:
     """What a discard gives up (points and pairs kept for melds) plus what it risks: the next
-    player taking the pile with it (a meld of that rank, or a pair the cards seen allow)."""
+    player taking the pile with it (a meld of that rank, or a pair the cards seen allow).
+    A wild card is worth a fixed 100: it is discarded, freezing the pile, only when every
+    other discard risks more than that."""
     if kind in (DEUCE, JOKER):
         return 100.0
     if kind == BLACK3:
