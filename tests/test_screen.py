@@ -233,7 +233,7 @@ def test_hint_shows_the_search_players_choice(tmp_path: Path) -> None:
     child.expect(PROMPT)
     text = term.text()
     hint = text[text.rindex("Hint:"):]
-    shown = re.findall(r"^  (\S.*?)\s+[+-]\d+$", hint, re.M)
+    shown = re.findall(r"^  (\S.*?)\s+[+-]\d+(?:  \(\d+ deals\))?$", hint, re.M)
     assert 1 <= len(shown) <= 3
     legal = legal_moves_shown(term) if "Legal moves" in text else None
     child.sendline("quit")

@@ -179,3 +179,22 @@ def test_the_fast_policy_freezes_the_pile_only_when_every_other_discard_risks_mo
                     assert min(costs) >= search_mod._discard_cost(st, move.kind, st.actor)
             st = apply(st, move)
     assert frozen_by_choice >= 3
+
+
+def test_hint_says_when_a_shown_move_was_judged_on_fewer_deals() -> None:
+    """Successive halving drops weak moves early; the hint gives their own deal count."""
+    from canasta_cli.players.search import Ranked
+    from canasta_cli.seats.human import HumanSeat
+
+    class Advisor:
+        def rank(self, msg: dict) -> list[Ranked]:  # type: ignore[type-arg]
+            return [Ranked(0, "draw", 120.0, 40), Ranked(2, "pile K K", 80.0, 40),
+                    Ranked(1, "pile K K 2", 95.0, 8)]
+
+    seat = HumanSeat.__new__(HumanSeat)
+    seat.advisor = Advisor()  # type: ignore[assignment]
+    text = seat._hint({})
+    assert "over 40 random deals" in text
+    lines = text.splitlines()[1:]
+    assert lines[0].split() == ["draw", "+120"] and lines[1].split() == ["pile", "K", "K", "+80"]
+    assert lines[2].split() == ["pile", "K", "K", "2", "+95", "(8", "deals)"]

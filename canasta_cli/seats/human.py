@@ -87,7 +87,9 @@ class HumanSeat(Seat):
                  " difference for your side after a few turns, over"
                  f" {ranked[0].samples} random deals of the cards you cannot see):"]
         for r in ranked[:3]:
-            lines.append(f"  {r.text:<20} {r.value:+8.0f}")
+            # A move dropped early by the search was judged on fewer deals: say how many.
+            fewer = f"  ({r.samples} deals)" if r.samples != ranked[0].samples else ""
+            lines.append(f"  {r.text:<20} {r.value:+8.0f}{fewer}")
         return "\n".join(lines)
 
     def start(self, hello: Message, timeout: float) -> Message:
