@@ -122,6 +122,17 @@ def test_every_level_is_a_builtin_name() -> None:
         builtin_seat("builtin:search:fast")
 
 
+def _fast_policy_decisions(rules, games: int):  # type: ignore[no-untyped-def]
+    """Every decision of ``games`` seeded games of the fast policy: (state, its move)."""
+    for seed in range(games):
+        st = new_game(rules, seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over:
+            move = search_mod.fast_policy(st, rng)
+            yield st, move
+            st = apply(st, move)
+
+
 @pytest.mark.parametrize("name", ["classic", "two-player", "six-player"])
 def test_the_fast_policy_does_not_feed_the_next_sides_meld(name: str) -> None:
     """With the pile open to the next player's side, the improved greedy never discards a rank
@@ -131,22 +142,17 @@ def test_the_fast_policy_does_not_feed_the_next_sides_meld(name: str) -> None:
     from canasta_cli.core.state import Phase
     rules = PRESETS[name].with_options(max_hands=1)
     checked = 0
-    for seed in range(12):
-        st = new_game(rules, seed=seed)
-        rng = random.Random(seed)
-        while not st.is_over:
-            move = search_mod.fast_policy(st, rng)
-            if isinstance(move, Discard) and st.phase is Phase.MELD:
-                seat = st.actor
-                row = st.team[(seat + 1) % rules.players]
-                if row != st.team[seat] and not st.pile_frozen and st.side_has_melded(row):
-                    singles = [m.kind for m in legal_moves(st) if isinstance(m, Discard)
-                               and m.kind not in (DEUCE, JOKER, BLACK3)
-                               and st.hc[seat][m.kind] == 1 and st.melds[row][m.kind] is None]
-                    if singles:
-                        checked += 1
-                        assert st.melds[row][move.kind] is None, (st, move, singles)
-            st = apply(st, move)
+    for st, move in _fast_policy_decisions(rules, 12):
+        if isinstance(move, Discard) and st.phase is Phase.MELD:
+            seat = st.actor
+            row = st.team[(seat + 1) % rules.players]
+            if row != st.team[seat] and not st.pile_frozen and st.side_has_melded(row):
+                singles = [m.kind for m in legal_moves(st) if isinstance(m, Discard)
+                           and m.kind not in (DEUCE, JOKER, BLACK3)
+                           and st.hc[seat][m.kind] == 1 and st.melds[row][m.kind] is None]
+                if singles:
+                    checked += 1
+                    assert st.melds[row][move.kind] is None, (st, move, singles)
     assert checked >= 10
 
 
@@ -165,19 +171,14 @@ def test_the_fast_policy_freezes_the_pile_only_when_every_other_discard_risks_mo
     from canasta_cli.core.moves import Discard
     rules = PRESETS["two-player"].with_options(max_hands=1)
     frozen_by_choice = 0
-    for seed in range(40):
-        st = new_game(rules, seed=seed)
-        rng = random.Random(seed)
-        while not st.is_over:
-            move = search_mod.fast_policy(st, rng)
-            if isinstance(move, Discard) and move.kind in (DEUCE, JOKER):
-                others = [m.kind for m in legal_moves(st)
-                          if isinstance(m, Discard) and m.kind not in (DEUCE, JOKER)]
-                if others:
-                    frozen_by_choice += not st.pile_frozen
-                    costs = [search_mod._discard_cost(st, k, st.actor) for k in others]
-                    assert min(costs) >= search_mod._discard_cost(st, move.kind, st.actor)
-            st = apply(st, move)
+    for st, move in _fast_policy_decisions(rules, 40):
+        if isinstance(move, Discard) and move.kind in (DEUCE, JOKER):
+            others = [m.kind for m in legal_moves(st)
+                      if isinstance(m, Discard) and m.kind not in (DEUCE, JOKER)]
+            if others:
+                frozen_by_choice += not st.pile_frozen
+                costs = [search_mod._discard_cost(st, k, st.actor) for k in others]
+                assert min(costs) >= search_mod._discard_cost(st, move.kind, st.actor)
     assert frozen_by_choice >= 3
 
 
