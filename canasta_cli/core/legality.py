@@ -20,7 +20,7 @@ from .feasibility import (
     viable,
 )
 from .moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Meld, Move, meld, take
-from .state import GameState, Phase
+from .state import GameState, Phase, kind_counts
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -42,10 +42,8 @@ def legal_moves(state: GameState) -> list[Move]:
 
 
 def hand_counts(hand: tuple[int, ...]) -> list[int]:
-    counts = [0] * N_KINDS
-    for c in hand:
-        counts[KIND_OF[c]] += 1
-    return counts
+    """``kind_counts`` as a list, for callers that change it."""
+    return list(kind_counts(hand))
 
 
 _NO_CARDS = (0,) * N_KINDS

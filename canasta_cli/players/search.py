@@ -14,6 +14,7 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,14 +25,13 @@ from ..core.cards import (
     JOKER,
     KIND_OF,
     KIND_VALUE,
-    N_KINDS,
     full_deck,
     parse_card_sequence,
     parse_kind,
 )
 from ..core.facts import public_facts
 from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
-from ..core.state import EMPTY_MELDS, GameState, MeldState, Phase
+from ..core.state import EMPTY_MELDS, GameState, MeldState, Phase, kind_counts
 
 CANASTA_BONUS = {True: 500, False: 300}
 
@@ -134,13 +134,6 @@ def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
 
 # The fast policy (rollouts, and the 'normal' level) ------------------------------------------
 
-def _pile_counts(st: GameState) -> list[int]:
-    counts = [0] * N_KINDS
-    for c in st.pile:
-        counts[KIND_OF[c]] += 1
-    return counts
-
-
 def _pair_odds(unseen: int, hand: int, unknown: int) -> float:
     """Chance that a hand of ``hand`` cards, dealt from ``unknown`` unseen cards, holds two or
     more of the ``unseen`` copies of a rank (binomial approximation)."""
@@ -150,7 +143,8 @@ def _pair_odds(unseen: int, hand: int, unknown: int) -> float:
     return 1.0 - (1 - q) ** unseen - unseen * q * (1 - q) ** (unseen - 1)
 
 
-def _discard_cost(st: GameState, kind: int, seat: int, pile: list[int] | None = None) -> float:
+def _discard_cost(st: GameState, kind: int, seat: int,
+                  pile: Sequence[int] | None = None) -> float:
     """What a discard gives up (points and pairs kept for melds) plus what it risks: the next
     player taking the pile with it (a meld of that rank, or a pair the cards seen allow).
     A wild card is worth a fixed 100: it is discarded, freezing the pile, only when every
@@ -172,7 +166,7 @@ def _discard_cost(st: GameState, kind: int, seat: int, pile: list[int] | None = 
     if not frozen and st.melds[row][kind] is not None:
         return cost + 40 + stake
     if pile is None:
-        pile = _pile_counts(st)
+        pile = kind_counts(st.pile)
     seen = hc[kind] + pile[kind] + sum(info.nat[kind] for info in st.minfo)
     unseen = 4 * rules.decks - seen
     others = sum(len(h) for s, h in enumerate(st.hands) if s != seat) + len(st.stock)
@@ -222,7 +216,7 @@ def fast_policy(st: GameState, rng: random.Random) -> Move:
         return best
     discards = [m for m in moves if isinstance(m, Discard)]
     if discards:
-        pile = _pile_counts(st)
+        pile = kind_counts(st.pile)
         return min(discards, key=lambda m: _discard_cost(st, m.kind, seat, pile))
     others = [m for m in moves if not isinstance(m, Answer)]
     return (others or moves)[0]
