@@ -588,8 +588,10 @@ def tournament(
         raise _fail("--format takes round-robin or gauntlet")
     if sprt and len(bots) != 2:
         raise _fail("--sprt compares exactly two bots")
-    if sprt_unit not in ("game", "deal"):
-        raise _fail(f"--sprt-unit {sprt_unit!r}: expected game or deal")
+    try:
+        test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
+    except ValueError as exc:
+        raise _fail(f"--sprt-unit: {exc}") from None
     check_sandbox(sandbox)
     seed = _tournament_seed(out, seed)
     hide(out)
@@ -600,7 +602,6 @@ def tournament(
                     LocalExecutor(k) if k > 1 else InlineExecutor())
     except (RuntimeError, OSError) as exc:
         raise _fail(str(exc)) from None
-    test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
     tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",

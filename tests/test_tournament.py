@@ -106,6 +106,8 @@ def test_sprt_matches_the_textbook_bounds() -> None:
     p1 = 1 / (1 + 10 ** (-50 / 400))
     assert t.llr(10, 3) == pytest.approx(10 * math.log(p1 / 0.5) + 3 * math.log((1 - p1) / 0.5))
     assert t.decide(60, 10) == "H1" and t.decide(10, 60) == "H0" and t.decide(3, 2) is None
+    with pytest.raises(ValueError, match="expected game or deal"):
+        Sprt(unit="hand")
 
 
 def _run(out: Path, k: int, bots: dict[str, str] = BUILTIN, deals: int = 4, sprt=None):  # type: ignore[no-untyped-def]

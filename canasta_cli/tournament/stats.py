@@ -148,6 +148,10 @@ class Sprt:
     # games of one deal are not independent of each other).
     unit: str = "game"
 
+    def __post_init__(self) -> None:
+        if self.unit not in ("game", "deal"):
+            raise ValueError(f"SPRT unit {self.unit!r}: expected game or deal")
+
     @property
     def bounds(self) -> tuple[float, float]:
         return (math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha))
