@@ -53,6 +53,7 @@ class Table:
         self.reset_hand()
 
     def reset_hand(self) -> None:
+        self._unread: list[dict[str, Any]] = []
         self.pile: list[str] = []
         self.discards: list[list[str]] = [[] for _ in range(self.players)]
         self.known: list[Counter] = [Counter() for _ in range(self.players)]
@@ -65,9 +66,23 @@ class Table:
             self.decks = 3 if int(rules.get("players", self.players)) == 6 else 2
         self.reset_hand()
 
+    def note(self, e: dict[str, Any]) -> None:
+        """Keep one event for later: the table catches up only when it is read (``facts``),
+        so a bot that never looks at it pays for nothing but keeping the hand's events."""
+        if e.get("type") == "hand_started":
+            self._unread.clear()
+        self._unread.append(e)
+
+    def _catch_up(self) -> None:
+        unread, self._unread = self._unread, []
+        for e in unread:
+            self.update(e)
+
     def update(self, e: dict[str, Any]) -> None:
         """One event, as the referee sent it.  A meld by the pile's taker is told before the
         take, so a meld is settled when the next event shows whether it was one."""
+        if self._unread:
+            self._catch_up()
         kind = e.get("type")
         seat = e.get("seat") if isinstance(e.get("seat"), int) else 0
         pending, self._pending_meld = self._pending_meld, None
@@ -97,6 +112,7 @@ class Table:
 
     def facts(self, obs: dict[str, Any]) -> dict[str, Any]:
         """The public facts at this decision (the same as canasta/1.1's ``public``)."""
+        self._catch_up()
         known = [Counter(k) for k in self.known]
         if self._pending_meld is not None:  # a meld not followed by a take: it left the hand
             _take(known[self._pending_meld["seat"]], list(self._pending_meld["cards"]))
@@ -190,7 +206,7 @@ def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple = ("a
         elif kind == "game_start":
             table.start_game(msg)
         elif kind == "event" and isinstance(msg.get("event"), dict):
-            table.update(msg["event"])
+            table.note(msg["event"])
         elif kind == "act":
             request = msg
             budget = int(msg.get("deadline_ms", 1000)) + int(msg.get("bank_ms", 0))

@@ -12,6 +12,7 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -158,6 +159,8 @@ class Referee:
         self.round_trips_ms: list[float] = []  # act built -> legal move in hand, per bot decision
         # Seats that queue what they are sent (bots on a pipe); the others need no flush.
         self._flushing = [i for i, s in enumerate(seats) if type(s).flush is not Seat.flush]
+        for i in self._flushing:
+            seats[i].while_waiting = partial(self._flush_others, i)
 
     # Setup -----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -203,6 +206,7 @@ class Referee:
 
     def close(self) -> None:
         for seat in self.seats:
+            seat.while_waiting = None
             with contextlib.suppress(Exception):  # one seat's trouble must not stop the others
                 seat.close()
 
@@ -316,6 +320,8 @@ class Referee:
         start = time.monotonic()
         msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
                           wire_only=seat.wire_only, explains=seat.explains, caps=seat.caps)
+        if not seat.timed:
+            self._flush_others(actor)  # a person thinks for seconds: the bots catch up now
         move: Move | None = None
         failure: tuple[str, str] | None = None
         retries = 0
@@ -408,13 +414,16 @@ class Referee:
                 self._write(record, {"type": "event", "event": event.view(-1)})
             for i in hearing:
                 self._send(i, event_message(game, event, i))
-        if fresh:
-            # Bots read the news while others think, not when their own turn starts; the bot
-            # to act reads it while its request is being built.
-            for i in self._flushing:
-                if self._listening(i):
-                    self.seats[i].flush()
+        # Events stay queued: a bot gets them with its next request, or while another bot
+        # thinks (``_flush_others``), or when its queue grows large.  A bot that answers at
+        # once then wakes the others for nothing: on two cores they would only compete.
         return state.log
+
+    def _flush_others(self, actor: int) -> None:
+        """The bot to act is thinking: hand the other bots their news meanwhile."""
+        for i in self._flushing:
+            if i != actor and self._listening(i):
+                self.seats[i].flush()
 
     def _finish(self, game: int, seed: int, state: GameState, forfeit: int | None,
                 record: IO[str] | None, saved: bool = False) -> GameResult:

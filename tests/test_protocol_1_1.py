@@ -181,7 +181,7 @@ class KitWatcher(Seat):
         elif msg["type"] == "event":
             event = json.loads(json.dumps(msg["event"]))
             self.history.append(event)
-            self.table.update(event)
+            self.table.note(event)  # the path run() takes: kept, read at the next facts()
 
     def request(self, msg: Message, timeout: float) -> Message:
         obs = json.loads(json.dumps(msg["observation"]))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -19,10 +19,11 @@ from ..core import (
     format_move,
     observation,
 )
-from ..core.cards import KIND_TEXT
+from ..core.cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_TEXT, TEXT_OF, display_sorted
 from ..core.events import Event
+from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Meld, TakePile
-from ..core.state import MeldState
+from ..core.state import MeldState, Phase
 from .replies import MAX_LINE
 
 PROTOCOL = "canasta/1"
@@ -259,10 +260,14 @@ class ActRequest(Prepared):
                 moves_text = ",".join(f'{{"index":{i},{_move_parts(m)[1]}'
                                       for i, m in enumerate(self.legal or []))
             get = dict.__getitem__
+            if self._caps & _OBSERVATION_EXTRAS or dict.__contains__(self, "observation"):
+                obs_text = _observation_text(self["observation"], self._state)
+            else:  # the common case: straight from the state, no dict made on the way
+                obs_text = observation_wire(self._state, get(self, "seat"))
             self._wire = (
                 f'{{"type":"act","game":{get(self, "game")},"id":{get(self, "id")},'
                 f'"seat":{get(self, "seat")},"observation":'
-                f'{_observation_text(self["observation"], self._state)},"moves":[{moves_text}],'
+                f'{obs_text},"moves":[{moves_text}],'
                 f'"deadline_ms":{get(self, "deadline_ms")},"bank_ms":{get(self, "bank_ms")}}}\n'
             ).encode()
         return self._wire
@@ -304,6 +309,79 @@ def _observation_text(obs: dict[str, Any], state: GameState) -> str:
     melds = ",".join("[" + ",".join(_meld_text(m) for m in row if m is not None) + "]"
                      for row in state.melds)
     return f'{_dumps(light)[:-1]},"melds":[{melds}]}}'
+
+
+_STOPPERS = (DEUCE, JOKER, BLACK3)
+_OBSERVATION_EXTRAS = frozenset(("history", "public"))
+_JSON_BOOL = ("false", "true")
+_PHASE_TEXT = {p: f'"{p.value}"' for p in Phase}
+
+
+@lru_cache(maxsize=64)
+def _json_text(value: str) -> str:
+    return encode_basestring(value)
+
+
+@lru_cache(maxsize=4096)
+def _cards_text(cards: tuple[int, ...]) -> str:
+    """A hand (display order) or a row of red threes as JSON; card texts need no escaping."""
+    if not cards:
+        return "[]"
+    return '["' + '","'.join([TEXT_OF[c] for c in display_sorted(cards)]) + '"]'
+
+
+def _ints(values: Any) -> str:
+    return ",".join(map(str, values))
+
+
+def observation_wire(state: GameState, seat: int) -> str:
+    """``_dumps(observation(state, seat, history=False))``, byte for byte, written straight
+    from the state: the request to act is the referee's hot path, and most of an observation
+    (hands, melds, names) is the same text as at the seat's last turn."""
+    rules = state.rules
+    row = state.team[seat]
+    top = state.pile[-1] if state.pile else None
+    permission = state.permission
+    sides = range(rules.sides)
+    melds = ",".join("[" + ",".join([_meld_text(m) for m in r if m is not None]) + "]"
+                     for r in state.melds)
+    # Kept in the state for the hand being played; recomputed once the game is over.
+    minimums = state.minimums if state.phase is not Phase.GAME_OVER else [
+        rules.initial_minimum(s) for s in state.scores]
+    side_melded = [state.side_has_melded(state.team[s] if rules.cutthroat else s) for s in sides]
+    text = (
+        f'{{"seat":{seat},"side":{rules.side_of(seat)},"players":{rules.players},'
+        f'"rules":{_json_text(rules.name)},"hand_no":{state.hand_no},"dealer":{state.dealer},'
+        f'"phase":{_PHASE_TEXT[state.phase]},"to_act":{state.actor},"turn_seat":{state.turn_seat},'
+        f'"hand":{_cards_text(state.hands[seat])},'
+        f'"hand_counts":[{_ints(map(len, state.hands))}],"melds":[{melds}],'
+        f'"red_threes":[{",".join([_red_text(r) for r in state.red3])}],'
+        f'"pile_top":{"null" if top is None else chr(34) + TEXT_OF[top] + chr(34)},'
+        f'"pile_size":{len(state.pile)},"pile_frozen":{_JSON_BOOL[state.pile_frozen]},'
+        f'"pile_frozen_for_me":{_JSON_BOOL[frozen_against(state, row)]},'
+        f'"pile_stopped":{_JSON_BOOL[top is not None and KIND_OF[top] in _STOPPERS]},'
+        f'"stock_size":{len(state.stock)},"scores":[{_ints(state.scores)}],'
+        f'"minimums":[{_ints(minimums)}],'
+        f'"side_melded":[{",".join([_JSON_BOOL[m] for m in side_melded])}],'
+        f'"turn":{{"took_pile":{_JSON_BOOL[state.took_pile]},'
+        f'"opening_total":{state.opening_total},"asked":{_JSON_BOOL[state.asked]},'
+        f'"permission":{"null" if permission is None else _JSON_BOOL[permission]}}}'
+    )
+    if rules.cutthroat:
+        lone = "null" if state.lone is None else state.lone
+        text += f',"lone_hand":{lone},"meld_side":[{_ints(state.team)}]'
+    if state.phase is Phase.GAME_OVER:
+        winner = "null" if state.winner is None else state.winner
+        reason = "null" if state.game_end_reason is None else _json_text(state.game_end_reason)
+        text += f',"winner":{winner},"end_reason":{reason}'
+    return text + "}"
+
+
+def _red_text(cards: tuple[int, ...]) -> str:
+    """Red threes in the order they were laid (not display order)."""
+    if not cards:
+        return "[]"
+    return '["' + '","'.join([TEXT_OF[c] for c in cards]) + '"]'
 
 
 def _meld_text(meld: MeldState) -> str:

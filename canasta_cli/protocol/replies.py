@@ -51,6 +51,10 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+# Made once: json.loads with an option builds a new decoder on every call.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+
+
 def decode_line(line: bytes) -> dict[str, Any]:
     """One line from a bot as a message object, or ProtocolError saying what is wrong."""
     if len(line) > MAX_LINE:
@@ -60,7 +64,7 @@ def decode_line(line: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ProtocolError("PROTOCOL_ERROR", f"line is not valid UTF-8: {quote(line)}") from None
     try:
-        msg = json.loads(text, parse_constant=_no_constant)
+        msg = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise ProtocolError("PROTOCOL_ERROR", f"not JSON ({exc.msg}): {quote(text)}") from None
     except RecursionError:

@@ -28,6 +28,7 @@ from .contain import SandboxUnavailable, become_subreaper, contained, containmen
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
+QUICK_ANSWER = 0.002  # s: a bot slower than this is thinking; the others may then read news
 SORT_LIMIT = 1000  # waiting lines looked at one by one; more are counted as not asked for
 
 # Only what a program needs to run; nothing about the game (no seed, no deck) is ever passed.
@@ -97,6 +98,9 @@ class SubprocessSeat(Seat):
         # Poll without sleeping this long before blocking: a quick bot's answer is then picked
         # up at once instead of after a scheduler wake-up (0 turns it off).
         self.spin = spin_us / 1e6
+        # How long this bot usually takes to answer (a moving average, seconds): a bot that
+        # thinks for longer than the spin is not spun for, since that would only burn a core.
+        self.typical = 0.0
         self._reset()
 
     def _reset(self) -> None:
@@ -210,15 +214,24 @@ class SubprocessSeat(Seat):
             if len(self._asked) > 100_000:
                 self._asked.clear()
             self._asked.add(rid)
-        if self.spin and not self._out and self.alive:
+        sent = time.monotonic()
+        if self.spin and self.typical < self.spin and not self._out and self.alive:
             assert self.proc is not None and self.proc.stdout is not None
             assert self._poll is not None
-            until = min(deadline, time.monotonic() + self.spin)
+            until = min(deadline, sent + self.spin)
             while not self._lines and not self._eof and self._dead is None \
                     and time.monotonic() < until:
                 events = self._poll.poll(0)
                 if events:
                     self._handle(events)
+        if self.while_waiting is not None and not self._lines and self._dead is None:
+            if time.monotonic() - sent < QUICK_ANSWER and not self._out and not self._eof:
+                # Not spun for: sleep a moment first, for the same reason.
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._pump(min(left, QUICK_ANSWER - (time.monotonic() - sent)))
+            if not self._lines:
+                self.while_waiting()
         while True:
             while self._lines:
                 line = self._lines.popleft()
@@ -227,6 +240,9 @@ class SubprocessSeat(Seat):
                 except ProtocolError as exc:
                     raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
                 if self._is_answer(reply, rid, answer):
+                    if answer == "move":  # one slow answer moves it by at most 1.25 ms
+                        took = min(time.monotonic() - sent, 0.01)
+                        self.typical += (took - self.typical) / 8
                     return reply
                 if time.monotonic() > deadline:
                     break
@@ -261,8 +277,10 @@ class SubprocessSeat(Seat):
     def _sort_waiting(self) -> None:
         """Lines that came in while nothing was asked: late replies are noted, the rest
         counted as not asked for (undecodable ones too)."""
-        if self.alive and self.proc is not None and self.proc.stdout is not None:
-            self._read(self.proc.stdout.fileno())
+        if self.alive and self._poll is not None:
+            events = self._poll.poll(0)  # cheaper than a read that fails with EAGAIN
+            if events:
+                self._handle(events)
         if len(self._lines) > SORT_LIMIT:  # a flood: none of it was asked for; count it whole
             self._stray_more += len(self._lines) - SORT_LIMIT
             for _ in range(len(self._lines) - SORT_LIMIT):
