@@ -8,12 +8,23 @@ from the game's seed (or a stacked deck) and recorded as a ``HandStarted`` event
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from operator import itemgetter as _kinds_of
 from typing import Any
 
 from . import events as ev
-from .cards import BLACK3, DEUCE, JOKER, KIND_OF, RED3, VALUE_OF, full_deck
+from .cards import (
+    BLACK3,
+    CARDS_PER_DECK,
+    DEUCE,
+    JOKER,
+    KIND_OF,
+    MAX_DECKS,
+    RED3,
+    VALUE_OF,
+    full_deck,
+)
 from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .rules import CLASSIC, Ruleset
@@ -44,10 +55,23 @@ class DeckError(ValueError):
 
 
 def shuffled_deck(rules: Ruleset, seed: int, hand_no: int) -> tuple[int, ...]:
-    """The deck for one hand: a function of (seed, hand number) only."""
+    """The deck for one hand: a function of (seed, hand number) only.
+
+    ``random.Random(...).shuffle(deck)``, written out (the same calls to ``getrandbits``, so
+    the same deck) because its per-card method calls were a tenth of a random hand's time."""
     deck = list(full_deck(rules.decks))
-    random.Random(f"canasta/{seed}/{hand_no}").shuffle(deck)
+    getrandbits = random.Random(f"canasta/{seed}/{hand_no}").getrandbits
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        k = _BITS[n]
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
+
+
+_BITS = tuple(n.bit_length() for n in range(CARDS_PER_DECK * MAX_DECKS + 1))
 
 
 def complete_deck(rules: Ruleset, top: Sequence[int], seed: int, hand_no: int) -> tuple[int, ...]:
@@ -239,11 +263,9 @@ def _deal(st: GameState) -> None:
     deck = st.stacked[idx] if idx < len(st.stacked) else shuffled_deck(rules, st.seed, st.hand_no)
     st.minimums = tuple(rules.initial_minimum(s) for s in st.scores)
     _log(st, ev.HandStarted(st.hand_no, st.dealer, deck, st.minimums))
-    hands: list[list[int]] = [[] for _ in range(n)]
     dealt = rules.hand_size * n
-    for i in range(dealt):
-        hands[(st.dealer + 1 + i) % n].append(deck[i])
-    st.hands = tuple(tuple(sorted(h)) for h in hands)
+    # One card at a time from the dealer's left: seat s gets every n-th card from its turn on.
+    st.hands = tuple(tuple(sorted(deck[(s - st.dealer - 1) % n:dealt:n])) for s in range(n))
     st.hc = tuple(kind_counts(h) for h in st.hands)
     for seat in range(n):
         _log(st, ev.Dealt(seat, st.hands[seat]))
@@ -323,11 +345,31 @@ def _start_turn(st: GameState, seat: int) -> None:
 
 def _draw(st: GameState, move: Draw | None = None) -> None:
     seat = st.turn_seat
-    drawn: list[int] = []
+    stock = st.stock
     needed = st.rules.draw_count
+    if needed == 1 and KIND_OF[stock[0]] != RED3:
+        # The common draw, one card that is not a red three, without the general loop.
+        card = stock[0]
+        kind = KIND_OF[card]
+        st.stock = stock[1:]
+        st.log = (st.log, ev.Drew(seat, card, False))
+        hand = st.hands[seat]
+        i = bisect_right(hand, card)
+        hc = st.hc[seat]
+        # Lists then tuples: half the cost of rebuilding a tuple from slices.
+        hands = list(st.hands)
+        hands[seat] = hand[:i] + (card,) + hand[i:]
+        st.hands = tuple(hands)
+        counts = list(hc)
+        counts[kind] += 1
+        hcs = list(st.hc)
+        hcs[seat] = tuple(counts)
+        st.hc = tuple(hcs)
+        st.phase = Phase.MELD
+        return
+    drawn: list[int] = []
     replacement = False
     last_red3 = False
-    stock = st.stock
     taken = 0
     while needed and taken < len(stock):
         card = stock[taken]
@@ -346,9 +388,12 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     counts = list(st.hc[seat])
     for card in drawn:
         counts[KIND_OF[card]] += 1
-    st.hands = st.hands[:seat] + (tuple(sorted(st.hands[seat] + tuple(drawn))),) \
-        + st.hands[seat + 1:]
-    st.hc = st.hc[:seat] + (tuple(counts),) + st.hc[seat + 1:]
+    hands = list(st.hands)
+    hands[seat] = tuple(sorted(st.hands[seat] + tuple(drawn)))
+    st.hands = tuple(hands)
+    hcs = list(st.hc)
+    hcs[seat] = tuple(counts)
+    st.hc = tuple(hcs)
     if last_red3:
         if st.rules.last_card_red3 == "end_now":
             _end_hand(st, "last_red_three", None, False)
@@ -368,10 +413,14 @@ def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
         # The kinds of the hand in one C-level pass, then the first card of the kind.
         i = (_kinds_of(*hand)(KIND_OF) if len(hand) > 1 else (KIND_OF[hand[0]],)).index(kind)
         card = hand[i]
-        st.hands = st.hands[:seat] + (hand[:i] + hand[i + 1:],) + st.hands[seat + 1:]
+        hands = list(st.hands)
+        hands[seat] = hand[:i] + hand[i + 1:]
+        st.hands = tuple(hands)
         counts = list(st.hc[seat])
         counts[kind] -= 1
-        st.hc = st.hc[:seat] + (tuple(counts),) + st.hc[seat + 1:]
+        hcs = list(st.hc)
+        hcs[seat] = tuple(counts)
+        st.hc = tuple(hcs)
         return [card]
     if pile:
         fresh = [c for c in hand if KIND_OF[c] == kind and c not in pile]
@@ -388,10 +437,14 @@ def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
     rest = list(hand)
     for c in chosen:
         rest.remove(c)
-    st.hands = st.hands[:seat] + (tuple(rest),) + st.hands[seat + 1:]
+    hands = list(st.hands)
+    hands[seat] = tuple(rest)
+    st.hands = tuple(hands)
     counts = list(st.hc[seat])
     counts[kind] -= len(chosen)
-    st.hc = st.hc[:seat] + (tuple(counts),) + st.hc[seat + 1:]
+    hcs = list(st.hc)
+    hcs[seat] = tuple(counts)
+    st.hc = tuple(hcs)
     return chosen
 
 
@@ -420,7 +473,9 @@ def _count_opening(st: GameState, cards: list[int]) -> None:
 def _mark_melded(st: GameState, seat: int) -> None:
     st.acted = True
     if not st.seat_melded[seat]:
-        st.seat_melded = st.seat_melded[:seat] + (True,) + st.seat_melded[seat + 1:]
+        melded = list(st.seat_melded)
+        melded[seat] = True
+        st.seat_melded = tuple(melded)
 
 
 def _take(st: GameState, mv: TakePile) -> None:

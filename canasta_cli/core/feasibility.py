@@ -9,7 +9,7 @@ the hand and a summary of the side's melds, cheap to copy and to change.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from operator import add
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_VALUE
@@ -298,16 +298,15 @@ def _exact_opening(s: Situation, need: int, keep: int) -> bool:
     return False
 
 
-def canastas_in_reach(req: int, hc: Sequence[int], nat: Sequence[int],
-                      wild: Sequence[int]) -> bool:
+def canastas_in_reach(req: int, hc: Sequence[int], table: Iterable[int]) -> bool:
     """A bound before the going-out search: each rank is at most one canasta, even given every
     wild card, so the req-th largest rank total (hand + table) plus the wild cards must reach
-    7.  ``nat`` and ``wild`` are the side's melds per rank (0 where none)."""
+    7.  ``table`` is the side's cards per natural rank (0 where no meld)."""
     if req == 1:
-        return bool(max(map(add, map(add, hc, nat), wild)) + hc[DEUCE] + hc[JOKER] >= 7)
+        return bool(max(map(add, hc, table)) + hc[DEUCE] + hc[JOKER] >= 7)
     if not 0 < req <= 11:
         return True
-    totals = sorted(map(add, map(add, hc, nat), wild), reverse=True)
+    totals = sorted(map(add, hc, table), reverse=True)
     return bool(totals[req - 1] + hc[DEUCE] + hc[JOKER] >= 7)
 
 
@@ -315,7 +314,7 @@ def can_go_out(s: Situation, bound_checked: bool = False) -> bool:
     """Can the player meld everything (but one discard) this turn and go out legally?
     ``bound_checked``: the caller has already applied ``canastas_in_reach``."""
     hc = s.hc
-    if not bound_checked and not canastas_in_reach(s.req, hc, s.nat, s.wild):
+    if not bound_checked and not canastas_in_reach(s.req, hc, map(add, s.nat, s.wild)):
         return False
     singles = [r for r in RANKS if hc[r] == 1 and not s.ex[r]]
     b3 = hc[BLACK3]

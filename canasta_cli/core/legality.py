@@ -116,15 +116,23 @@ def frozen_against(state: GameState, side: int) -> bool:
 
 def pile_takes(state: GameState) -> tuple[list[Move], bool]:
     """Legal pile takes, and whether one of them is compulsory (stock exhausted, §11.2)."""
+    pile = state.pile
+    if not pile:
+        return [], False
+    seat = state.turn_seat
+    hc = state.hc[seat]
+    rank = KIND_OF[pile[-1]]
+    side = state.team[seat]
+    info = state.minfo[side]
+    frozen = state.pile_frozen or not info.melded  # as ``frozen_against``
+    # No natural of the top card's rank in hand, or no pair against a frozen pile, and no meld
+    # of that rank to lay it on: nothing to take (the common case, decided before the rest).
+    if rank <= 10 and not info.ex[rank] and hc[rank] < (2 if frozen else 1):
+        return [], False
     if pile_blocker(state) is not None:
         return [], False
     rules = state.rules
-    seat = state.turn_seat
-    side = state.team[seat]
-    rank = KIND_OF[state.pile[-1]]
-    hc = state.hc[seat]
     existing = state.melds[side][rank]
-    frozen = frozen_against(state, side)
     maxw, c4 = rules.max_wilds_per_meld, rules.wild_le_natural
     shapes: list[tuple[int, int, int]] = []
     if existing is not None:
@@ -232,7 +240,7 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
                and not state.acted)
     out_now = False
     if (may_ask or opening) and not no_out and not pending and canastas_in_reach(
-            rules.canastas_to_go_out, hc, info.nat, info.wild):
+            rules.canastas_to_go_out, hc, info.tot):
         s = s or situation(state)
         out_now = can_go_out(s, bound_checked=True)
     if may_ask and out_now:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from operator import add
 from typing import TYPE_CHECKING, Any
 
 from .cards import KIND_OF, KIND_TEXT, N_KINDS, TEXT_OF, VALUE_OF
@@ -95,6 +96,7 @@ class RowInfo:
     canastas: int
     b3_melded: bool
     melded: bool
+    tot: tuple[int, ...]  # cards per rank (naturals and wild cards), for the going-out bound
 
 
 def row_info(row: tuple[MeldState | None, ...]) -> RowInfo:
@@ -109,7 +111,7 @@ def row_info(row: tuple[MeldState | None, ...]) -> RowInfo:
             if len(m.cards) >= 7:
                 canastas += 1
     return RowInfo(tuple(ex), tuple(nat), tuple(wild), canastas, row[13] is not None,
-                   any(m is not None for m in row))
+                   any(m is not None for m in row), tuple(map(add, nat, wild)))
 
 
 EMPTY_ROW_INFO = row_info(EMPTY_MELDS)
@@ -119,14 +121,16 @@ def with_meld(info: RowInfo, meld: MeldState) -> RowInfo:
     """``info`` after ``meld`` is put in its rank's place (new, or grown by a card)."""
     r = meld.rank
     if r == 13:
-        return RowInfo(info.ex, info.nat, info.wild, info.canastas, True, True)
+        return RowInfo(info.ex, info.nat, info.wild, info.canastas, True, True, info.tot)
     n = len(meld.cards)
-    before = info.nat[r] + info.wild[r] if info.ex[r] else 0
-    canastas = info.canastas + (1 if n >= 7 and before < 7 else 0)
-    return RowInfo(info.ex[:r] + (True,) + info.ex[r + 1:],
-                   info.nat[:r] + (n - meld.wilds,) + info.nat[r + 1:],
-                   info.wild[:r] + (meld.wilds,) + info.wild[r + 1:], canastas,
-                   info.b3_melded, True)
+    canastas = info.canastas + (1 if n >= 7 and info.tot[r] < 7 else 0)
+    ex, nat, wild, tot = list(info.ex), list(info.nat), list(info.wild), list(info.tot)
+    ex[r] = True
+    nat[r] = n - meld.wilds
+    wild[r] = meld.wilds
+    tot[r] = n
+    return RowInfo(tuple(ex), tuple(nat), tuple(wild), canastas, info.b3_melded, True,
+                   tuple(tot))
 
 
 def kind_counts(hand: tuple[int, ...] | list[int]) -> tuple[int, ...]:
