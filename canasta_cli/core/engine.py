@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from operator import itemgetter as _kinds_of
 from typing import Any
 
 from . import events as ev
@@ -403,35 +402,51 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     st.phase = Phase.MELD
 
 
+def _pick_one(st: GameState, seat: int, kind: int) -> int:
+    """Remove one card of ``kind`` from the hand, the first in hand order that did not come
+    from the pile if there is one (the same card ``_pick`` would choose)."""
+    hand = st.hands[seat]
+    pile = st.from_pile
+    i = 0
+    if pile:
+        first = -1
+        for c in hand:
+            if KIND_OF[c] == kind:
+                if c not in pile:
+                    break
+                if first < 0:
+                    first = i
+            i += 1
+        else:
+            i = first
+    else:
+        for c in hand:
+            if KIND_OF[c] == kind:
+                break
+            i += 1
+    hands = list(st.hands)
+    hands[seat] = hand[:i] + hand[i + 1:]
+    st.hands = tuple(hands)
+    counts = list(st.hc[seat])
+    counts[kind] -= 1
+    hcs = list(st.hc)
+    hcs[seat] = tuple(counts)
+    st.hc = tuple(hcs)
+    return hand[i]
+
+
 def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
     """Remove ``count`` cards of ``kind`` from the hand, preferring cards not from the pile."""
     if count == 0:
         return []
+    if count == 1:
+        return [_pick_one(st, seat, kind)]
     hand = st.hands[seat]
     pile = st.from_pile
-    if count == 1 and not pile:
-        # The kinds of the hand in one C-level pass, then the first card of the kind.
-        i = (_kinds_of(*hand)(KIND_OF) if len(hand) > 1 else (KIND_OF[hand[0]],)).index(kind)
-        card = hand[i]
-        hands = list(st.hands)
-        hands[seat] = hand[:i] + hand[i + 1:]
-        st.hands = tuple(hands)
-        counts = list(st.hc[seat])
-        counts[kind] -= 1
-        hcs = list(st.hc)
-        hcs[seat] = tuple(counts)
-        st.hc = tuple(hcs)
-        return [card]
     if pile:
         fresh = [c for c in hand if KIND_OF[c] == kind and c not in pile]
         taken = [c for c in hand if KIND_OF[c] == kind and c in pile]
         chosen = (fresh + taken)[:count]
-    elif count == 1:
-        chosen = []
-        for c in hand:
-            if KIND_OF[c] == kind:
-                chosen.append(c)
-                break
     else:
         chosen = [c for c in hand if KIND_OF[c] == kind][:count]
     rest = list(hand)
@@ -558,7 +573,7 @@ def _meld(st: GameState, mv: Meld) -> None:
 def _add(st: GameState, mv: Add) -> None:
     seat = st.turn_seat
     side = st.team[seat]
-    card = _pick(st, seat, mv.kind, 1)[0]
+    card = _pick_one(st, seat, mv.kind)
     old = st.melds[side][mv.rank]
     assert old is not None
     wild = 1 if mv.kind in (DEUCE, JOKER) else 0
@@ -574,7 +589,7 @@ def _add(st: GameState, mv: Add) -> None:
 def _discard(st: GameState, mv: Discard) -> None:
     seat = st.turn_seat
     kind = mv.kind
-    card = _pick(st, seat, kind, 1)[0]
+    card = _pick_one(st, seat, kind)
     st.pile += (card,)
     if kind >= DEUCE and (kind != BLACK3 or st.rules.black3_discard_freezes):
         st.pile_frozen = True  # a wild card (DEUCE, JOKER), or a black three by option

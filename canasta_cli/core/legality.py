@@ -7,7 +7,6 @@ can still end legally after it (see ``feasibility``).
 from __future__ import annotations
 
 from itertools import compress
-from operator import itemgetter
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
 from .feasibility import (
@@ -114,6 +113,9 @@ def frozen_against(state: GameState, side: int) -> bool:
     return state.pile_frozen or not state.side_has_melded(side)
 
 
+_IS_RED3 = tuple(int(k == RED3) for k in KIND_OF)
+
+
 def pile_takes(state: GameState) -> tuple[list[Move], bool]:
     """Legal pile takes, and whether one of them is compulsory (stock exhausted, §11.2)."""
     pile = state.pile
@@ -156,11 +158,11 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
         return moves, forced
     base: Situation | None = None
     memo: Memo = {}
-    rest = hand_counts(tuple(c for c in state.pile[:-1] if KIND_OF[c] != RED3))
+    rest: list[int] | None = None  # the kinds of the rest of the pile, made only for the search
     # A side already open, with no promise to go out, is fine after any take that leaves
     # two cards: it can stop melding and discard one.  Only other takes need the search.
     easy = state.side_open_at_start and state.permission is None and not state.committed_out
-    after = len(state.hands[seat]) + sum(rest)
+    after = len(state.hands[seat]) + len(pile) - 1 - sum(map(_IS_RED3.__getitem__, pile))
     for n, d, j in shapes:
         if existing is not None:
             nat = len(existing.cards) - existing.wilds + n + 1
@@ -174,6 +176,7 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
             continue
         if base is None:
             base = situation_for_draw(state)
+            rest = hand_counts(tuple(c for c in pile[:-1] if KIND_OF[c] != RED3))
         s = base.copy()
         _after_take(s, state, rank, n, d, j, rest)
         if viable(s, memo):
@@ -300,7 +303,7 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
         if no_discard:
             moves.append(END)
             return moves
-        moves.extend(compress(_DISCARD_MOVES, _discard_counts(hc)))
+        moves.extend(compress(_DISCARD_MOVES, hc))
         return moves
     s = s or situation(state)
     if no_discard:
@@ -308,13 +311,16 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
             moves.append(END)
         return moves
     if _discard_ok(s):
-        moves.extend(compress(_DISCARD_MOVES, _discard_counts(hc)))
+        moves.extend(compress(_DISCARD_MOVES, hc))
     return moves
 
 
+# Discards in the move list's order: the natural ranks, deuce, joker, black three.  These are
+# kinds 0 to 13 in order, so ``compress`` over a hand's counts lists them (it stops before
+# RED3, kind 14, which is never discarded).
 _DISCARD_KINDS = (*RANKS, DEUCE, JOKER, BLACK3)
+assert tuple(range(RED3)) == _DISCARD_KINDS
 _DISCARD_MOVES = tuple(DISCARDS[k] for k in _DISCARD_KINDS)
-_discard_counts = itemgetter(*_DISCARD_KINDS)  # a hand's counts in discard order, in C
 
 _NEW_MELDS: dict[tuple[int, int, int, int, int, bool], tuple[tuple[Meld, ...], int]] = {}
 
