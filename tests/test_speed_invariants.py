@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 
 import pytest
@@ -78,6 +79,32 @@ def _reference_exact_opening(s, need: int, keep: int) -> bool:  # type: ignore[n
                     nxt[key] = val
         states = nxt
     return any(s.hand_n - c >= keep and v + prefix[w] >= need for (w, c), v in states.items())
+
+
+# The digest of every event of two 3-hand games per preset, with the physical cards (which
+# card of a kind a move takes, the deal, the draws), as commit 3ce4f47 logged them.
+EVENTS_BEFORE = {
+    "classic": "891e487f34d9623e1c1a1612250aee815aa846c63ef2d0989302ecd931f043b3",
+    "two-player": "bb503839115911c450900ddef77289340011d3c7a4d8859de18ee978abf8d4aa",
+    "three-player": "2f40872837a322c77e0f1d61d43b10f78c61f8434cf33806647d4cf7266dbf7a",
+    "six-player": "1df1428bc998317cc811887aaca55419052a8b88cb33c735e281928119e7aade",
+    "pagat": "2ab99fc912822529f5087a58c265621ac3696afb9745e51b4e2403995bafb17c",
+}
+
+
+@pytest.mark.parametrize("name", list(EVENTS_BEFORE))
+def test_the_same_seed_logs_the_same_cards_as_before(name: str) -> None:
+    rules = preset(name).with_options(max_hands=3)
+    digest = hashlib.sha256()
+    rng = random.Random(1)
+    for g in range(2):
+        st = new_game(rules, seed=g)
+        while not st.is_over:
+            moves = legal_moves(st)
+            st = apply(st, moves[rng.randrange(len(moves))])
+        for event in st.events():
+            digest.update(json.dumps(event.full(), sort_keys=True).encode())
+    assert digest.hexdigest() == EVENTS_BEFORE[name]
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
