@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from time import monotonic as _monotonic
 from typing import IO, Any, Literal
 
 from .core import (
@@ -161,6 +161,10 @@ class Referee:
         self._flushing = [i for i, s in enumerate(seats) if type(s).flush is not Seat.flush]
         for i in self._flushing:
             seats[i].while_waiting = partial(self._flush_others, i)
+        self._hearing = [i for i, s in enumerate(seats) if s.hears_events]  # seats are fixed
+        # Seats that can have sent something unasked (the others always report nothing).
+        self._stray_checks = [type(s).unsolicited is not Seat.unsolicited
+                              or type(s).late is not Seat.late for s in seats]
 
     # Setup -----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -317,7 +321,7 @@ class Referee:
         req = self._request
         seat.last_request = req
         budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
-        start = time.monotonic()
+        start = _monotonic()
         msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
                           wire_only=seat.wire_only, explains=seat.explains, caps=seat.caps)
         if not seat.timed:
@@ -331,7 +335,7 @@ class Referee:
             if retries > max_retries:
                 failure = (last_error[0], f"{last_error[1]} (after {retries} tries)")
                 break
-            left = budget + self.time.margin_ms - (time.monotonic() - start) * 1000
+            left = budget + self.time.margin_ms - (_monotonic() - start) * 1000
             if left <= 0:
                 failure = ("TIMEOUT", f"no legal move within {budget:.0f} ms")
                 break
@@ -352,12 +356,13 @@ class Referee:
             self._note(record, actor, *last_error)
             msg = error_message(req, last_error[0], last_error[1],
                                 retry=retries <= max_retries)
-        used = (time.monotonic() - start) * 1000
+        used = (_monotonic() - start) * 1000
         rep.time_ms += used
         over = used - self.time.decision_ms
         if over > 0 and seat.timed:
             rep.bank_ms = max(0.0, rep.bank_ms - over)
-        self._strays(actor, record)
+        if self._stray_checks[actor]:
+            self._strays(actor, record)
         if move is not None:
             self.round_trips_ms.append(used)
             return move, "bot" if seat.timed else "human"
@@ -401,7 +406,7 @@ class Referee:
 
     def _publish(self, game: int, state: GameState, sent: Any, record: IO[str] | None) -> Any:
         """Send every event since ``sent`` (a log node) to every seat, as that seat sees it."""
-        hearing = [i for i, seat in enumerate(self.seats) if seat.hears_events]
+        hearing = self._hearing
         if record is None and not hearing:
             return state.log  # nobody to tell: in-process players that ignore events
         fresh: list[Event] = []

@@ -12,7 +12,7 @@ class RandomPlayer:
         self.rng = rng or random.Random()
 
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
-        if msg.get("type") != "act":
+        if dict.get(msg, "type") != "act":  # "type" is never made lazily (``Prepared``)
             return None
         # In-process, the listed moves also come as engine objects (``legal``, the same list):
         # counting them needs no JSON-shaped move list.

@@ -58,14 +58,18 @@ class Prepared(dict[str, Any]):
     ``==``, JSON encoding) sees all of it.  ``explain`` is for in-process seats only and never
     goes on the wire."""
 
-    explain: Callable[[Move], str]
+    # Slots: one is made per event and seat, and per decision; no instance dict to fill.
+    __slots__ = ("_lazy", "_wire", "explain", "legal", "sequence")
+    explain: Callable[[Move], str]  # set for a person's seat only (see ``act_message``)
     sequence: Callable[[list[Move]], tuple[int, str] | None]
-    legal: list[Move] | None = None  # in-process players: the listed moves as engine objects
-    _wire: bytes | None = None
+    legal: list[Move] | None  # in-process players: the listed moves as engine objects
+    _wire: bytes | None
 
     def __init__(self, fields: dict[str, Any], lazy: dict[str, Callable[[], Any]]) -> None:
         super().__init__(fields)
         self._lazy = lazy
+        self._wire = None
+        self.legal = None
 
     def __missing__(self, key: str) -> Any:
         make = self._lazy.pop(key, None)
@@ -199,12 +203,19 @@ class ActRequest(Prepared):
     """The request to act: the observation and the listed moves are made when first read,
     the bytes when first sent (an in-process player may need neither)."""
 
+    __slots__ = ("_caps", "_facts", "_state", "_wire_only")
+
     def __init__(self, game: int, request: int, state: GameState, moves: list[Move],
                  deadline_ms: int, bank_ms: int, wire_only: bool,
                  caps: frozenset[str] = frozenset()) -> None:
-        dict.__init__(self, type="act", game=game, id=request, seat=state.actor,
-                      deadline_ms=deadline_ms, bank_ms=bank_ms)
+        self["type"] = "act"  # item by item: cheaper than dict.__init__ with keywords
+        self["game"] = game
+        self["id"] = request
+        self["seat"] = state.actor
+        self["deadline_ms"] = deadline_ms
+        self["bank_ms"] = bank_ms
         self._lazy = {"observation": None, "moves": None}  # type: ignore[dict-item]
+        self._wire = None
         self._state = state
         self.legal = moves
         self._wire_only = wire_only
