@@ -830,7 +830,7 @@ def _bench_bot(bot: str) -> list[str]:
 def bench_protocol_cmd(
     bot: BotOpt = "",
     games: Annotated[int, typer.Option(help="One-hand games to time (one round each).", min=1)]
-    = 7,
+    = 15,
     seed: int = 0,
     spin_us: Annotated[int, typer.Option(
         help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
