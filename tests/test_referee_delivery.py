@@ -111,6 +111,8 @@ def test_a_thinking_bot_lets_the_others_read_meanwhile() -> None:
     # Each of the slow bot's requests handed the others their news once (the hook is the
     # referee's; the seat calls it once per unanswered request).
     assert all(o.flushes == asked for o in others)
+    # Its answers take far longer than the spin: it is no longer polled for (a burnt core).
+    assert slow.typical > slow.spin
     assert slow.while_waiting is None  # the referee is closed: the seat holds nothing of it
 
 
