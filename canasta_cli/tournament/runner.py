@@ -80,6 +80,11 @@ def _bot_seat(name: str, command: str, occurrence: int, sandbox: bool) -> Subpro
     return seat
 
 
+def play_tasks(tasks: list[Task], config: Config) -> list[dict[str, Any]]:
+    """Play scheduled games one after the other (a worker's share of short games)."""
+    return [play_task(task, config) for task in tasks]
+
+
 def play_task(task: Task, config: Config) -> dict[str, Any]:
     """Play one scheduled game; everything returned is JSON-ready."""
     rules = config.ruleset()
@@ -322,21 +327,30 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
     in_flight: list[Any] = []
     with open(games_path, "a", encoding="utf-8") as sink:
         _check_sprt(state, tasks, rules, sprt)
+        left = sum(1 for t in tasks if t.key not in done)
         while state.stopped_by_sprt is None:
-            for task in _take(todo, concurrency * 2 - len(in_flight)):
-                in_flight.append(executor.submit(play_task, task, config))
+            while len(in_flight) < concurrency * 2:
+                # Short games go to the workers a few at a time, so that handing out tasks and
+                # taking back results does not cost the parent a core; near the end one at a
+                # time, so that no worker is left with a queue while another idles.
+                size = 1 if concurrency == 1 else max(1, min(8, left // (4 * concurrency)))
+                chunk = _take(todo, size)
+                if not chunk:
+                    break
+                left -= len(chunk)
+                in_flight.append(executor.submit(play_tasks, chunk, config))
             if not in_flight:
                 break
             finished, in_flight = executor.wait_any(in_flight)
             for fut in finished:
-                row = fut.result()
-                state.rows[row["index"]] = row
-                group = ((str(row["pair"][0]), str(row["pair"][1])), int(row["deal"]))
-                waiting.setdefault(group, []).append(row)
-                missing[group] -= 1
-                if missing[group] == 0:
-                    for r in sorted(waiting.pop(group), key=lambda r: r["index"]):
-                        _append(sink, r)
+                for row in fut.result():
+                    state.rows[row["index"]] = row
+                    group = ((str(row["pair"][0]), str(row["pair"][1])), int(row["deal"]))
+                    waiting.setdefault(group, []).append(row)
+                    missing[group] -= 1
+                    if missing[group] == 0:
+                        for r in sorted(waiting.pop(group), key=lambda r: r["index"]):
+                            _append(sink, r)
             _check_sprt(state, tasks, rules, sprt)
             if progress:
                 progress(state, len(tasks), time.monotonic() - start)
