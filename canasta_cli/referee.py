@@ -268,7 +268,8 @@ class Referee:
         pending = list(prefix or [])
         try:
             while True:
-                sent = self._publish(game, state, sent, record)
+                if record is not None or self._hearing:
+                    sent = self._publish(game, state, sent, record)
                 if state.is_over:
                     break
                 moves = legal_moves(state)
