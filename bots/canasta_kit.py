@@ -192,26 +192,29 @@ def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple = ("a
         moves = list(req.get("moves") or [])
         send({"type": "move", "id": req.get("id"), **_answer(choose(obs, moves), moves)})
 
+    decode = json.JSONDecoder().decode  # json.loads, without its checks on every line
     for line in stdin:
         try:
-            msg = json.loads(line)
+            msg = decode(line)
         except ValueError:
             continue
         if not isinstance(msg, dict):
             continue
         kind = msg.get("type")
-        if kind == "hello":
-            send({"type": "ready", "protocol": PROTOCOL, "name": name,
-                  "capabilities": list(capabilities)})
-        elif kind == "game_start":
-            table.start_game(msg)
-        elif kind == "event" and isinstance(msg.get("event"), dict):
-            table.note(msg["event"])
+        # Events first: they are most of what a bot reads.
+        if kind == "event":
+            if isinstance(msg.get("event"), dict):
+                table.note(msg["event"])
         elif kind == "act":
             request = msg
             budget = int(msg.get("deadline_ms", 1000)) + int(msg.get("bank_ms", 0))
             _deadline[0] = time.monotonic() + budget / 1000.0
             act(msg)
+        elif kind == "hello":
+            send({"type": "ready", "protocol": PROTOCOL, "name": name,
+                  "capabilities": list(capabilities)})
+        elif kind == "game_start":
+            table.start_game(msg)
         elif kind == "error" and msg.get("retry") and request is not None:
             print(f"{name}: {msg.get('message')}", file=sys.stderr)
             act(request)
