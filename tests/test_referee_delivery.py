@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from canasta_cli.protocol.messages import _dumps, act_message, encode, observati
 from canasta_cli.referee import Referee, TimeControl
 from canasta_cli.seats import SubprocessSeat
 from canasta_cli.seats.base import Message, Seat
+from canasta_cli.seats.transcript import TranscriptSeat
 
 SHORT = CLASSIC.with_options(max_hands=1)
 
@@ -132,3 +134,15 @@ def test_the_request_on_the_wire_is_plain_json_of_the_observation(name: str) -> 
         checked += 1
         st = apply(st, moves[rng.randrange(len(moves))])
     assert checked > 30
+
+
+def test_a_transcript_passes_the_flush_and_the_hook_to_the_bot(tmp_path: Path) -> None:
+    inner = Queueing("q")
+    seat = TranscriptSeat(inner, tmp_path / "t.jsonl")
+    seat.send({"type": "event", "game": 1, "event": {"type": "upcard", "card": "9h"}})
+    seat.flush()
+    assert inner.flushes == 1 and inner.delivered[0]["type"] == "event"
+    ref = Referee([seat, *(Queueing(f"q{i}") for i in range(1, 4))], SHORT)
+    assert inner.while_waiting is not None  # set through the transcript
+    ref.close()
+    assert inner.while_waiting is None

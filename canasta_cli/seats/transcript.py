@@ -52,6 +52,18 @@ class TranscriptSeat(Seat):
     def launch(self) -> None:
         self.inner.launch()
 
+    def flush(self) -> None:
+        self.inner.flush()
+
+    @property
+    def while_waiting(self) -> Callable[[], None] | None:
+        """The referee's hook belongs to the seat that waits for the bot."""
+        return self.inner.while_waiting
+
+    @while_waiting.setter
+    def while_waiting(self, hook: Callable[[], None] | None) -> None:
+        self.inner.while_waiting = hook
+
     def send(self, msg: Message) -> None:
         self._log("referee", msg)
         self.inner.send(msg)
