@@ -823,7 +823,16 @@ def _bench_bot(bot: str) -> list[str]:
     import sys
     if bot.startswith("builtin:"):
         return [bot]
-    return shlex.split(bot) if bot else [sys.executable, str(_bots_dir() / "random_bot.py")]
+    if bot:
+        return shlex.split(bot)
+    default = _bots_dir() / "random_bot.py"
+    if not default.is_file():
+        # An installed copy has no bots/ directory: timing a bot that cannot start would
+        # only time the referee's default moves.
+        raise _fail(f"the example bot {default} is not there (bots/ comes with a checkout of the"
+              " project, not with an installed copy): pass --bot 'COMMAND', e.g. --bot"
+              " 'python3 path/to/bots/random_bot.py'")
+    return [sys.executable, str(default)]
 
 
 @bench_app.command("protocol")

@@ -161,3 +161,16 @@ def test_bench_tournament_interleaves_the_concurrency_levels() -> None:
     assert lines[0].startswith("4 games a run; load average at start")
     assert [ln.split(":")[0] for ln in lines[1:3]] == ["round 1", "round 2"]
     assert "speed-up: median" in lines[3] and "2 rounds" in lines[3]
+
+
+@pytest.mark.parametrize("what", ["protocol", "tournament"])
+def test_bench_without_the_example_bot_says_so(what: str, monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    """An installed copy has no bots/ directory: the bench refuses instead of timing a bot
+    that cannot start."""
+    import canasta_cli.cli as cli
+    monkeypatch.setattr(cli, "_bots_dir", lambda: tmp_path / "bots")
+    result = CliRunner().invoke(app, ["bench", what, "--games", "1", "--rounds", "1"]
+                                if what == "tournament" else ["bench", what, "--games", "1"])
+    assert result.exit_code == 2
+    assert "random_bot.py is not there" in result.output and "--bot" in result.output
