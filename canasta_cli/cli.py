@@ -732,9 +732,9 @@ def bench_engine_cmd(
 def bench_referee_cmd(
     rules: RulesOpt = "classic",
     set_: SetOpt = None,
-    games: Annotated[int, typer.Option(help="Games per round.", min=1)] = 5,
+    games: Annotated[int, typer.Option(help="Games per round.", min=1)] = 20,
     rounds: Annotated[int, typer.Option(help="Rounds (referee, engine, referee...).", min=1)]
-    = 3,
+    = 7,
     seed: int = 0,
 ) -> None:
     """In-process games of four built-in random players through the referee, against the
