@@ -174,3 +174,13 @@ def test_bench_without_the_example_bot_says_so(what: str, monkeypatch: pytest.Mo
                                 if what == "tournament" else ["bench", what, "--games", "1"])
     assert result.exit_code == 2
     assert "random_bot.py is not there" in result.output and "--bot" in result.output
+
+
+def test_bench_referee_prints_interleaved_rounds_and_the_median() -> None:
+    result = CliRunner().invoke(app, ["bench", "referee", "--games", "2", "--rounds", "2"])
+    assert result.exit_code == 0, result.output
+    rounds = [line for line in result.output.splitlines() if line.startswith("round ")]
+    assert len(rounds) == 2 and all("bare engine" in line and "ratio" in line for line in rounds)
+    summary = result.output.splitlines()[-1]
+    assert "2 games of classic x 2 rounds: median" in summary
+    assert float(summary.split("median ")[1].split()[0]) > 0  # a ratio of two timings
