@@ -184,3 +184,14 @@ def test_bench_referee_prints_interleaved_rounds_and_the_median() -> None:
     summary = result.output.splitlines()[-1]
     assert "2 games of classic x 2 rounds: median" in summary
     assert float(summary.split("median ")[1].split()[0]) > 0  # a ratio of two timings
+
+
+def test_bench_protocol_times_the_example_bot_against_the_echo() -> None:
+    result = CliRunner().invoke(app, ["bench", "protocol", "--games", "2"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    decisions = int(out.split("decisions measured: ")[1].split()[0])
+    assert decisions > 20
+    assert "round trip, referee + bot:  median" in out and "bare JSON-line echo floor:" in out
+    assert "median of 2 interleaved rounds (a game, then its echo)" in out
+    assert "one-hand 4-player game: subprocess bots" in out
