@@ -8,7 +8,6 @@ from the game's seed (or a stacked deck) and recorded as a ``HandStarted`` event
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -237,12 +236,19 @@ def _log(st: GameState, event: ev.Event) -> None:
 
 
 def _set_hand(st: GameState, seat: int, hand: list[int] | tuple[int, ...]) -> None:
+    cards = tuple(sorted(hand))
+    _put_hand(st, seat, cards, kind_counts(cards))
+
+
+def _put_hand(st: GameState, seat: int, hand: tuple[int, ...], counts: tuple[int, ...]) -> None:
+    """Replace a seat's (sorted) hand and its kind counts.  Through lists: half the cost of
+    rebuilding the tuples from slices, and it happens on most moves."""
     hands = list(st.hands)
-    hands[seat] = tuple(sorted(hand))
+    hands[seat] = hand
     st.hands = tuple(hands)
-    hc = list(st.hc)
-    hc[seat] = kind_counts(hands[seat])
-    st.hc = tuple(hc)
+    hcs = list(st.hc)
+    hcs[seat] = counts
+    st.hc = tuple(hcs)
 
 
 def _lay_red3(st: GameState, seat: int, card: int, source: str) -> None:
@@ -346,26 +352,6 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     seat = st.turn_seat
     stock = st.stock
     needed = st.rules.draw_count
-    if needed == 1 and KIND_OF[stock[0]] != RED3:
-        # The common draw, one card that is not a red three, without the general loop.
-        card = stock[0]
-        kind = KIND_OF[card]
-        st.stock = stock[1:]
-        st.log = (st.log, ev.Drew(seat, card, False))
-        hand = st.hands[seat]
-        i = bisect_right(hand, card)
-        hc = st.hc[seat]
-        # Lists then tuples: half the cost of rebuilding a tuple from slices.
-        hands = list(st.hands)
-        hands[seat] = hand[:i] + (card,) + hand[i:]
-        st.hands = tuple(hands)
-        counts = list(hc)
-        counts[kind] += 1
-        hcs = list(st.hc)
-        hcs[seat] = tuple(counts)
-        st.hc = tuple(hcs)
-        st.phase = Phase.MELD
-        return
     drawn: list[int] = []
     replacement = False
     last_red3 = False
@@ -387,12 +373,7 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     counts = list(st.hc[seat])
     for card in drawn:
         counts[KIND_OF[card]] += 1
-    hands = list(st.hands)
-    hands[seat] = tuple(sorted(st.hands[seat] + tuple(drawn)))
-    st.hands = tuple(hands)
-    hcs = list(st.hc)
-    hcs[seat] = tuple(counts)
-    st.hc = tuple(hcs)
+    _put_hand(st, seat, tuple(sorted(st.hands[seat] + tuple(drawn))), tuple(counts))
     if last_red3:
         if st.rules.last_card_red3 == "end_now":
             _end_hand(st, "last_red_three", None, False)
@@ -404,7 +385,7 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
 
 def _pick_one(st: GameState, seat: int, kind: int) -> int:
     """Remove one card of ``kind`` from the hand, the first in hand order that did not come
-    from the pile if there is one (the same card ``_pick`` would choose)."""
+    from the pile if there is one."""
     hand = st.hands[seat]
     pile = st.from_pile
     i = 0
@@ -424,43 +405,15 @@ def _pick_one(st: GameState, seat: int, kind: int) -> int:
             if KIND_OF[c] == kind:
                 break
             i += 1
-    hands = list(st.hands)
-    hands[seat] = hand[:i] + hand[i + 1:]
-    st.hands = tuple(hands)
     counts = list(st.hc[seat])
     counts[kind] -= 1
-    hcs = list(st.hc)
-    hcs[seat] = tuple(counts)
-    st.hc = tuple(hcs)
+    _put_hand(st, seat, hand[:i] + hand[i + 1:], tuple(counts))
     return hand[i]
 
 
 def _pick(st: GameState, seat: int, kind: int, count: int) -> list[int]:
     """Remove ``count`` cards of ``kind`` from the hand, preferring cards not from the pile."""
-    if count == 0:
-        return []
-    if count == 1:
-        return [_pick_one(st, seat, kind)]
-    hand = st.hands[seat]
-    pile = st.from_pile
-    if pile:
-        fresh = [c for c in hand if KIND_OF[c] == kind and c not in pile]
-        taken = [c for c in hand if KIND_OF[c] == kind and c in pile]
-        chosen = (fresh + taken)[:count]
-    else:
-        chosen = [c for c in hand if KIND_OF[c] == kind][:count]
-    rest = list(hand)
-    for c in chosen:
-        rest.remove(c)
-    hands = list(st.hands)
-    hands[seat] = tuple(rest)
-    st.hands = tuple(hands)
-    counts = list(st.hc[seat])
-    counts[kind] -= len(chosen)
-    hcs = list(st.hc)
-    hcs[seat] = tuple(counts)
-    st.hc = tuple(hcs)
-    return chosen
+    return [_pick_one(st, seat, kind) for _ in range(count)]
 
 
 def _pick_meld_cards(st: GameState, seat: int, rank: int, n: int, d: int, j: int) -> list[int]:
