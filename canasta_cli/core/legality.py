@@ -126,7 +126,7 @@ def pile_takes(state: GameState) -> tuple[list[Move], bool]:
     rank = KIND_OF[pile[-1]]
     side = state.team[seat]
     info = state.minfo[side]
-    frozen = state.pile_frozen or not info.melded  # as ``frozen_against``
+    frozen = frozen_against(state, side)
     # No natural of the top card's rank in hand, or no pair against a frozen pile, and no meld
     # of that rank to lay it on: nothing to take (the common case, decided before the rest).
     if rank <= 10 and not info.ex[rank] and hc[rank] < (2 if frozen else 1):
