@@ -118,6 +118,11 @@ def test_a_thinking_bot_lets_the_others_read_meanwhile() -> None:
     assert slow.while_waiting is None  # the referee is closed: the seat holds nothing of it
 
 
+# canasta/1.1 extras that add to the observation (history, public facts) or to the moves.
+CAPS = [frozenset(), frozenset({"history"}), frozenset({"public"}),
+        frozenset({"history", "public", "annotations"})]
+
+
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_the_request_on_the_wire_is_plain_json_of_the_observation(name: str) -> None:
     rules = PRESETS[name].with_options(max_hands=1)
@@ -128,9 +133,11 @@ def test_the_request_on_the_wire_is_plain_json_of_the_observation(name: str) -> 
         moves = legal_moves(st)
         for seat in range(rules.players):
             assert observation_wire(st, seat) == _dumps(observation(st, seat, False))
-        msg: dict[str, Any] = act_message(1, 9, st, moves, 1000, 500, wire_only=True)
-        plain = act_message(1, 9, st, moves, 1000, 500)
-        assert encode(msg) == (_dumps(dict(plain)) + "\n").encode()
+        for caps in CAPS:
+            msg: dict[str, Any] = act_message(1, 9, st, moves, 1000, 500, wire_only=True,
+                                              caps=caps)
+            plain = act_message(1, 9, st, moves, 1000, 500, caps=caps)
+            assert encode(msg) == (_dumps(dict(plain)) + "\n").encode()
         checked += 1
         st = apply(st, moves[rng.randrange(len(moves))])
     assert checked > 30

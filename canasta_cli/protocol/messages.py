@@ -271,10 +271,14 @@ class ActRequest(Prepared):
                 moves_text = ",".join(f'{{"index":{i},{_move_parts(m)[1]}'
                                       for i, m in enumerate(self.legal or []))
             get = dict.__getitem__
-            if self._caps & _OBSERVATION_EXTRAS or dict.__contains__(self, "observation"):
-                obs_text = _observation_text(self["observation"], self._state)
-            else:  # the common case: straight from the state, no dict made on the way
-                obs_text = observation_wire(self._state, get(self, "seat"))
+            # Straight from the state, no dict made on the way; the optional extras (canasta/1.1
+            # history and public facts) come last, as in the observation.
+            obs_text = observation_wire(self._state, get(self, "seat"))
+            if self._caps & _OBSERVATION_EXTRAS:
+                obs = self["observation"]
+                obs_text = obs_text[:-1] + "".join(
+                    f',"{key}":{_dumps(obs[key])}' for key in _OBSERVATION_EXTRAS_ORDER
+                    if key in obs) + "}"
             self._wire = (
                 f'{{"type":"act","game":{get(self, "game")},"id":{get(self, "id")},'
                 f'"seat":{get(self, "seat")},"observation":'
@@ -312,18 +316,9 @@ def _sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | None:
     return check_sequence(state, moves)
 
 
-def _observation_text(obs: dict[str, Any], state: GameState) -> str:
-    """JSON of ``obs`` with the melds spliced in from each meld's cached text (melds are the
-    bulk of an observation and rarely change)."""
-    light = dict(obs)
-    del light["melds"]
-    melds = ",".join("[" + ",".join(_meld_text(m) for m in row if m is not None) + "]"
-                     for row in state.melds)
-    return f'{_dumps(light)[:-1]},"melds":[{melds}]}}'
-
-
 _STOPPERS = (DEUCE, JOKER, BLACK3)
-_OBSERVATION_EXTRAS = frozenset(("history", "public"))
+_OBSERVATION_EXTRAS_ORDER = ("history", "public")
+_OBSERVATION_EXTRAS = frozenset(_OBSERVATION_EXTRAS_ORDER)
 _JSON_BOOL = ("false", "true")
 _PHASE_TEXT = {p: f'"{p.value}"' for p in Phase}
 
@@ -335,7 +330,7 @@ def _json_text(value: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _cards_text(cards: tuple[int, ...]) -> str:
-    """A hand (display order) or a row of red threes as JSON; card texts need no escaping."""
+    """A hand as JSON, in display order (card texts need no escaping)."""
     if not cards:
         return "[]"
     return '["' + '","'.join([TEXT_OF[c] for c in display_sorted(cards)]) + '"]'
