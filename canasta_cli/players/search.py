@@ -30,6 +30,7 @@ from ..core.cards import (
     parse_kind,
 )
 from ..core.facts import public_facts
+from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
 from ..core.state import EMPTY_MELDS, GameState, MeldState, Phase, kind_counts
 
@@ -160,8 +161,7 @@ def _discard_cost(st: GameState, kind: int, seat: int,
     row = st.team[nxt]
     if row == st.team[seat]:
         return cost  # a partner takes it: no risk
-    melded = st.side_has_melded(row)
-    frozen = st.pile_frozen or not melded
+    frozen = frozen_against(st, row)
     stake = 60 + 30 * len(st.pile)  # the pile the next player would win with this card
     if not frozen and st.melds[row][kind] is not None:
         return cost + 40 + stake
