@@ -26,6 +26,7 @@ from .core import (
     preset,
 )
 from .describe import describe_event
+from .seats.box import BoxPolicy
 from .seats.contain import hide
 
 if TYPE_CHECKING:
@@ -41,8 +42,24 @@ app.add_typer(bench_app, name="bench")
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
                                        help=f"Preset: {', '.join(PRESETS)}.")]
 SandboxOpt = Annotated[bool, typer.Option(
-    "--sandbox", help="Run each bot under bubblewrap: its own directory read-only, a private"
-    " /tmp, no other process in sight, no network (needs the bubblewrap package).")]
+    "--sandbox", help="Insist on bubblewrap's box for bots (the default box wherever bubblewrap"
+    " is installed): fail if it cannot be used.")]
+UnboxedOpt = Annotated[bool, typer.Option(
+    "--unboxed", help="UNSAFE: run bots without their box (they can read your files, use the"
+    " network and keep notes between games). For trusted bots where no box can be built.")]
+PonderOpt = Annotated[bool, typer.Option(
+    "--ponder", help="Let bots run while another is on turn (by default a bot is frozen"
+    " between its turns, so that no bot takes CPU from the one thinking).")]
+BotMemoryOpt = Annotated[int, typer.Option(
+    "--bot-memory", help="Memory cap per bot, in MB.", min=16, max=1 << 20)]
+BotProcsOpt = Annotated[int, typer.Option(
+    "--bot-procs", help="Processes (and threads) per bot at most.", min=1, max=1 << 16)]
+BotDiskOpt = Annotated[int, typer.Option(
+    "--bot-disk", help="Size of each bot's private /tmp (its HOME), in MB.", min=1,
+    max=1 << 20)]
+BotWritableOpt = Annotated[list[Path] | None, typer.Option(
+    "--bot-writable", help="UNSAFE: a directory every bot may write to (bots can keep notes"
+    " between games and pass them to each other there; repeatable).")]
 SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Change one rule option, e.g. --set wild_le_natural=false (repeatable).")]
 
@@ -52,13 +69,29 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def check_sandbox(sandbox: bool) -> None:
-    if sandbox:
-        from .seats.contain import SandboxUnavailable, require_sandbox
+def setup_box(specs: list[str], sandbox: bool, unboxed: bool, ponder: bool, memory: int,
+              procs: int, disk: int, writable: list[Path] | None) -> BoxPolicy:
+    """The box for this command's bots, set for every seat it starts; a command with bot
+    processes stops here, in one line, where no box can be built."""
+    from .seats import box
+    if sandbox and unboxed:
+        raise _fail("--sandbox and --unboxed contradict each other")
+    for d in writable or []:
+        if not d.is_dir():
+            raise _fail(f"--bot-writable {d}: not a directory")
+    policy = box.BoxPolicy(mode="unboxed" if unboxed else "bubblewrap" if sandbox else "auto",
+                           memory_mb=memory, procs=procs, disk_mb=disk, ponder=ponder,
+                           writable=tuple(str(d.resolve()) for d in writable or []))
+    box.configure(policy)
+    if sandbox or any(not s.split("=", 1)[-1].strip().startswith(("builtin:", "human"))
+                      for s in specs):
         try:
-            require_sandbox()
-        except SandboxUnavailable as exc:
+            note = box.check(policy)
+        except box.BoxUnavailable as exc:
             raise _fail(str(exc)) from None
+        if note:
+            typer.echo(f"note: {note}", err=True)
+    return policy
 
 
 def load_rules(name: str, options: list[str] | None) -> Ruleset:
@@ -209,6 +242,12 @@ def play(
         "--trust-seats", help="With --resume: start the bot programs the save names without"
         " asking.")] = False,
     sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
     deck: Annotated[Path | None, typer.Option(
         help="Stacked deck file (docs/ENGINE.md): practise a situation.")] = None,
     dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None,
@@ -226,7 +265,8 @@ def play(
     from . import play as playmod
     from .referee import TimeControl
     from .replay import RecordError
-    check_sandbox(sandbox)
+    setup_box(seat or [], sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk,
+              bot_writable)
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
@@ -392,6 +432,12 @@ def match(
         help="Microseconds to poll for a bot's answer before sleeping (0: sleep at once).",
         min=0)] = 300,
     sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
     scores: ScoresOpt = None,
     hand: HandOpt = 1,
 ) -> None:
@@ -405,7 +451,7 @@ def match(
     if on_failure not in ("default", "forfeit"):
         raise _fail("--on-failure takes 'default' or 'forfeit'")
     start = load_scores(scores, r)
-    check_sandbox(sandbox)
+    setup_box(seat, sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk, bot_writable)
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     hide(*(d for d in (record, transcript) if d is not None))
     try:
@@ -559,6 +605,12 @@ def tournament(
         " stateless bots: a bot could remember a deal and play it again from the other"
         " side).")] = False,
     sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
 ) -> None:
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
     from .referee import TimeControl
@@ -592,7 +644,8 @@ def tournament(
         test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
     except ValueError as exc:
         raise _fail(f"--sprt-unit: {exc}") from None
-    check_sandbox(sandbox)
+    policy = setup_box(list(bots.values()), sandbox, unboxed, ponder, bot_memory, bot_procs,
+                       bot_disk, bot_writable)
     seed = _tournament_seed(out, seed)
     hide(out)
     k = concurrency or default_concurrency()
@@ -606,7 +659,7 @@ def tournament(
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
-                               reuse_bots, sandbox,
+                               reuse_bots, policy,
                                warn=lambda m: typer.echo(f"warning: {m}", err=True))
     except BaseException:
         executor.abort()  # interrupted: games in progress are dropped, finished ones are kept
@@ -651,11 +704,13 @@ app.add_typer(bot_app, name="bot")
 @bot_app.command("check")
 def bot_check(command: Annotated[str, typer.Argument(help="The bot's command line.")],
               timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000,
-              sandbox: SandboxOpt = False) -> None:
+              sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
+              bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
+              bot_disk: BotDiskOpt = 64) -> None:
     """Conformance check: the handshake, every request type and the rule edges."""
     from .botcheck import run_checks
-    check_sandbox(sandbox)
-    checks = run_checks(command, timeout_ms / 1000, sandbox)
+    setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
+    checks = run_checks(command, timeout_ms / 1000)
     for c in checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
     failed = sum(1 for c in checks if not c.passed)
@@ -895,6 +950,61 @@ def bench_tournament_cmd(
     typer.echo(f"speed-up: median {statistics.median(ups):.2f}x (min {min(ups):.2f}, max"
                f" {max(ups):.2f}, {len(ups)} rounds); at most {2 / max(busy, 1):.2f}x on two"
                f" cores for work that keeps {busy:.2f} cores busy at concurrency 1")
+
+
+@bench_app.command("fairclock")
+def bench_fairclock_cmd(
+    rounds: Annotated[int, typer.Option(help="Rounds of quiet, burner, burner pondering.",
+                                        min=1, max=100)] = 3,
+    cpu_ms: Annotated[int, typer.Option(help="CPU time the honest bot spends per decision.",
+                                        min=1, max=10_000)] = 100,
+    children: Annotated[int, typer.Option(help="Spinning children the burner starts.",
+                                          min=1, max=32)] = 4,
+) -> None:
+    """An honest bot's median decision time against a quiet opponent and against one whose
+    children spin between its turns, on one CPU: with bots frozen between their turns (the
+    default) and with --ponder.  The ratio to the quiet opponent's, per round."""
+    import os
+    import statistics
+
+    from .bench_fairclock import run
+    from .seats.box import describe
+    typer.echo(f"{describe()}; load average at start {os.getloadavg()[0]:.2f}; one CPU")
+    rows = run(rounds=rounds, cpu_ms=cpu_ms, children=children)
+    for i, r in enumerate(rows):
+        typer.echo(f"round {i + 1}: quiet {r.quiet_ms:.1f} ms, burner {r.burner_ms:.1f} ms"
+                   f" ({r.burner_ms / r.quiet_ms:.3f}x), burner with --ponder {r.ponder_ms:.1f}"
+                   f" ms ({r.ponder_ms / r.quiet_ms:.2f}x)")
+    frozen = statistics.median(r.burner_ms / r.quiet_ms for r in rows)
+    ponder = statistics.median(r.ponder_ms / r.quiet_ms for r in rows)
+    typer.echo(f"median: against the burner {frozen:.3f}x the quiet opponent's time (frozen"
+               f" between turns), {ponder:.2f}x with --ponder; load average now"
+               f" {os.getloadavg()[0]:.2f}")
+
+
+@bench_app.command("box")
+def bench_box_cmd(
+    bot: BotOpt = "",
+    games: Annotated[int, typer.Option(help="Games per box and round.", min=1, max=10_000)]
+    = 10,
+    rounds: Annotated[int, typer.Option(help="Rounds.", min=1, max=100)] = 3,
+) -> None:
+    """What the box costs: games per second of four fresh bot processes per game in each kind
+    of box this machine can build (bubblewrap, namespaces, unboxed), interleaved."""
+    import os
+    import statistics
+
+    from .bench_fairclock import box_cost
+    typer.echo(f"load average at start {os.getloadavg()[0]:.2f}")
+    rows = box_cost(_bench_bot(bot), games=games, rounds=rounds)
+    for i, r in enumerate(rows):
+        typer.echo(f"round {i + 1}: " + ", ".join(f"{m} {v:.2f} games/s"
+                                                  for m, v in r.rates.items()))
+    for mode in rows[0].rates:
+        ratio = statistics.median(r.rates[mode] / r.rates["unboxed"] for r in rows)
+        typer.echo(f"{mode}: median {statistics.median(r.rates[mode] for r in rows):.2f}"
+                   f" games/s, {ratio:.2f}x unboxed")
+    typer.echo(f"load average now {os.getloadavg()[0]:.2f}")
 
 
 def _bots_dir() -> Path:
