@@ -28,7 +28,7 @@ from .core import (
 from .core.cards import TEXT_OF
 from .core.events import Event
 from .core.moves import Answer, Discard, Draw
-from .files import open_private, write_private
+from .private_files import open_private, write_private
 from .protocol.messages import (
     PROTOCOL,
     PROTOCOL_1_1,

@@ -144,7 +144,7 @@ def test_hot_seat_hand_over_clears_the_scrollback_too() -> None:
 
 
 def test_the_story_names_players_and_tells_a_pile_take_as_one_action() -> None:
-    from canasta_cli.describe import story
+    from canasta_cli.event_text import story
     from canasta_cli.ui.render import seat_labels
     labels = seat_labels(0, ["human", "builtin:greedy", "human:Ann", "x"], True)
     assert labels == ["You", "Left", "Ann", "Right"]

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.cards import parse_kind
 from ..core.notation import NOTATION_HELP
-from ..describe import story
+from ..event_text import story
 from ..protocol.messages import PROTOCOL
 from ..ui.prompt import Choice, InputError, Terminal, check_input
 from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
