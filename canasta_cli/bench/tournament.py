@@ -15,7 +15,6 @@ from typing import Annotated
 import typer
 
 from ..core import CLASSIC
-from ..tournament.runner import Executor, InlineExecutor, LocalExecutor, run_tournament
 from .example_bot import BotOpt, bench_bot
 
 
@@ -60,6 +59,7 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0, hands: int 
     """Games per second of a two-bot tournament (``hands``-hand games) at concurrency 1 and
     2, interleaved (1, 2, 1, 2...) so that machine drift touches both alike, each run from
     scratch, with the CPU time it took and the load average."""
+    from ..tournament.runner import Executor, InlineExecutor, LocalExecutor, run_tournament
     command = " ".join(shlex.quote(a) for a in bot)
     bots = {"a": command, "b": command}
     rules = CLASSIC.with_options(max_hands=hands)

@@ -5,15 +5,10 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .. import play as playmod
-from ..play import GameSetup
-from ..players import LEVELS
-from ..referee import TimeControl
-from ..replay import RecordError
 from ..seats.contain import hide
 from .options import (
     DealerOpt,
@@ -28,6 +23,9 @@ from .options import (
     load_rules,
     load_scores,
 )
+
+if TYPE_CHECKING:
+    from ..play import GameSetup
 
 
 def register(app: typer.Typer) -> None:
@@ -66,6 +64,11 @@ def play(
     = "hard",
 ) -> None:
     """Play Canasta at the prompt against built-in players or bots."""
+    # Loaded when the command runs, as in every command module: the prompt (prompt_toolkit)
+    # would slow every other command's start.
+    from .. import play as playmod
+    from ..referee import TimeControl
+    from ..replay import RecordError
     check_sandbox(sandbox)
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()
@@ -109,6 +112,8 @@ def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[s
               save_dir: Path | None, deck: Path | None, dealer: int | None, scores: str | None,
               hand: int, level: str) -> tuple[GameSetup, Path]:
     """A new game's setup from the options, checked, and the path of its save."""
+    from .. import play as playmod
+    from ..players import LEVELS
     r = load_rules(rules, set_)
     start = load_scores(scores, r)
     if level not in LEVELS:
@@ -122,7 +127,7 @@ def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[s
                    " 'canasta match' for bots only)")
     game_seed = seed if seed is not None else random.SystemRandom().randrange(10**9)
     record = playmod.new_save_path(save_dir or playmod.save_dir())
-    setup = GameSetup(specs=specs, rules=r, seed=game_seed, dealer=dealer,
+    setup = playmod.GameSetup(specs=specs, rules=r, seed=game_seed, dealer=dealer,
                       decks=load_decks(deck, r, dealer, game_seed) or None, scores=start,
                       hand_no=hand)
     return setup, record

@@ -10,7 +10,6 @@ import typer
 
 from ..core import observation
 from ..event_text import describe_event, story
-from ..play import load_secret
 from ..replay import RecordError, Replay, load_record, sealed_parts, verify
 from ..replay import replay as run_replay
 from ..ui.render import Style, fit, render_table, seat_labels
@@ -37,6 +36,7 @@ def replay(
         secret = None
         if sealed_parts(lines) is None and lines[0].get("secret"):
             # A saved game that goes on later: its hidden cards stay hidden here too.
+            from ..play import load_secret  # with the prompt: loaded only for a save
             secret = load_secret(record, lines)
             public = True
             if seat is not None:

@@ -13,17 +13,6 @@ import typer
 from ..private_files import write_private
 from ..referee import TimeControl
 from ..seats.contain import hide
-from ..tournament import report
-from ..tournament.runner import (
-    DaskExecutor,
-    Executor,
-    InlineExecutor,
-    LocalExecutor,
-    default_concurrency,
-    run_tournament,
-    stderr_progress,
-)
-from ..tournament.stats import Sprt
 from .options import RulesOpt, SandboxOpt, SetOpt, check_sandbox, fail, load_rules
 
 
@@ -65,6 +54,18 @@ def tournament(
     sandbox: SandboxOpt = False,
 ) -> None:
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
+    # Loaded when the command runs: the runner brings in multiprocessing.
+    from ..tournament import report
+    from ..tournament.runner import (
+        DaskExecutor,
+        Executor,
+        InlineExecutor,
+        LocalExecutor,
+        default_concurrency,
+        run_tournament,
+        stderr_progress,
+    )
+    from ..tournament.stats import Sprt
     r = load_rules(rules, set_)
     bots: dict[str, str] = {}
     for spec in bot:
