@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .core import Ruleset, parse_card_sequence
+from .core.errors import CanastaError
 from .referee import GameResult, Referee, TimeControl
 from .replay import RecordError, load_record, replay, sealed_parts
 from .seat_names import split_name
@@ -142,7 +143,7 @@ def run(setup: GameSetup, record: Path, table: SharedTable, time_control: TimeCo
         referee.close()
 
 
-class SeatStartError(ValueError):
+class SeatStartError(CanastaError):
     """A bot seat of ``canasta play`` did not start: the game is not begun."""
 
 

@@ -9,10 +9,11 @@ from typing import Any
 
 from .core import GameState, Ruleset, apply, new_game, parse_card_sequence, parse_move
 from .core.cards import KIND_OF
+from .core.errors import CanastaError
 from .core.events import Event
 
 
-class RecordError(ValueError):
+class RecordError(CanastaError):
     """A record that cannot be read; the message names the line."""
 
 

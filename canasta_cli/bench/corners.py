@@ -30,17 +30,11 @@ def _with_hand(rules_name: str, cards: list[int], scores: list[int] | None = Non
     """Seat 0 to meld, holding ``cards``; everything else in the stock; nobody has melded."""
     st = new_game(rules_name, seed=1, dealer=preset(rules_name).players - 1, scores=scores)
     st = apply(st, "draw")
-    new = st._copy()
     held = set(cards)
     rest = [c for c in full_deck(st.rules.decks) if c not in held]
-    new.hands = (tuple(sorted(cards)),) + tuple(() for _ in range(st.rules.players - 1))
-    new.stock = tuple(rest[1:])
-    new.pile = (rest[0],)
-    new.pile_frozen = False
-    new.red3 = tuple(() for _ in st.red3)
-    new.phase = Phase.MELD
-    new.recount()
-    return new
+    return st.replace(hands=(tuple(sorted(cards)),) + tuple(() for _ in range(st.rules.players - 1)),
+                      stock=tuple(rest[1:]), pile=(rest[0],), pile_frozen=False,
+                      red3=tuple(() for _ in st.red3), phase=Phase.MELD)
 
 
 def _pack_hand(rules_name: str, size: int, scores: list[int] | None = None) -> GameState:
@@ -83,7 +77,7 @@ def time_corner(corner: Corner, repeat: int = 3) -> tuple[float, int]:
     state = corner.build()
     worst, count = 0.0, 0
     for _ in range(repeat):
-        fresh = state._copy()
+        fresh = state.copy()
         start = time.perf_counter()
         count = len(legal_moves(fresh))
         worst = max(worst, time.perf_counter() - start)

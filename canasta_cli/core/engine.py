@@ -23,6 +23,7 @@ from .cards import (
     VALUE_OF,
     full_deck,
 )
+from .errors import CanastaError
 from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .rules import CLASSIC, Ruleset
@@ -39,7 +40,7 @@ from .state import (
 )
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(CanastaError):
     """A move that ``legal_moves`` does not list; the message says why."""
 
     def __init__(self, move: object, reason: str) -> None:
@@ -48,7 +49,7 @@ class IllegalMoveError(ValueError):
         self.reason = reason
 
 
-class DeckError(ValueError):
+class DeckError(CanastaError):
     """A stacked deck that is not a (partial) ordering of the pack."""
 
 
@@ -119,21 +120,10 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
         dealer = random.Random(f"canasta/{seed}/dealer").randrange(rules.players)
     if not 0 <= dealer < rules.players:
         raise ValueError(f"dealer must be a seat from 0 to {rules.players - 1}")
-    st = object.__new__(GameState)
-    st.rules = rules
-    st.seed = seed
-    st.stacked = tuple(complete_deck(rules, d, seed, hand_no + i) for i, d in enumerate(orders))
-    st.first_hand = hand_no
-    st.hand_no = hand_no - 1
-    st.dealer = (dealer - 1) % rules.players
-    st.scores = start
-    st.results = ()
-    st.winner = None
-    st.game_end_reason = None
-    st.turn_no = 0
-    st.log = None
-    st.views = {}
-    st._legal = None
+    stacked = tuple(complete_deck(rules, d, seed, hand_no + i) for i, d in enumerate(orders))
+    # The state before the first deal: ``_deal`` moves to the next hand and dealer.
+    st = GameState(rules, seed, stacked=stacked, first_hand=hand_no, hand_no=hand_no - 1,
+                   dealer=(dealer - 1) % rules.players, scores=start)
     _deal(st)
     return st
 
@@ -200,12 +190,12 @@ def apply(state: GameState, move: Move | str) -> GameState:
             break
     else:
         if move in legal:
-            st = state._copy()
+            st = state.copy()
             _DO[type(move)](st, move)
             return st
         from .explain import explain
         raise IllegalMoveError(move, explain(state, move))
-    st = state._copy()
+    st = state.copy()
     _DO[type(move)](st, move)
     return st
 
@@ -550,10 +540,6 @@ def _discard(st: GameState, mv: Discard) -> None:
     if not st.hands[seat]:
         _go_out(st, seat)
         return
-    _start_turn(st, (seat + 1) % st.rules.players)
-
-
-def _finish_turn(st: GameState, seat: int) -> None:
     _start_turn(st, (seat + 1) % st.rules.players)
 
 

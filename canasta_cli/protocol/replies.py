@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core import GameState, Move, NotationError, parse_move
 from ..core.cards import DEUCE, JOKER, KIND_OF, CardParseError, parse_kind
+from ..core.errors import CanastaError
 from ..core.moves import ASK, DRAW, END, NO, YES, Add, Discard, Meld, TakePile
 
 MAX_LINE = 1 << 20  # bytes, newline excluded, in both directions
@@ -20,7 +21,7 @@ MAX_MOVE_TEXT = 200  # characters: the longest legal move in any preset is under
 QUOTE_CHARS = 100
 
 
-class ProtocolError(ValueError):
+class ProtocolError(CanastaError):
     """A line or message that breaks the protocol; ``code`` is the seat status it earns."""
 
     def __init__(self, code: str, message: str) -> None:
@@ -28,7 +29,7 @@ class ProtocolError(ValueError):
         self.code = code
 
 
-class IllegalReply(ValueError):
+class IllegalReply(CanastaError):
     """A well-formed reply naming a move that is not legal now."""
 
 

@@ -19,6 +19,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..core import Move, NotationError, format_move, parse_move
+from ..core.errors import CanastaError
 from ..seats.base import Interrupted
 from .render import fit
 
@@ -34,7 +35,7 @@ class Choice:
     then: tuple[str, ...] = ()  # the rest of a line of several moves, already checked
 
 
-class InputError(ValueError):
+class InputError(CanastaError):
     """A line that is neither a command nor a legal move; the message says why."""
 
 
