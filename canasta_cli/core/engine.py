@@ -24,6 +24,7 @@ from .cards import (
     full_deck,
 )
 from .errors import CanastaError
+from .explain import explain
 from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .rules import CLASSIC, Ruleset
@@ -193,7 +194,6 @@ def apply(state: GameState, move: Move | str) -> GameState:
             st = state.copy()
             _DO[type(move)](st, move)
             return st
-        from .explain import explain
         raise IllegalMoveError(move, explain(state, move))
     st = state.copy()
     _DO[type(move)](st, move)
@@ -217,6 +217,22 @@ def _answer(st: GameState, move: Answer) -> None:
 def _end(st: GameState, move: EndHand) -> None:
     reason = "stock_exhausted" if st.phase is Phase.DRAW else "last_red_three"
     _end_hand(st, reason, None, False)
+
+
+def check_sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | None:
+    """Can the player to act play ``moves`` one after the other, all of them?  None if so,
+    else the index of the first move that cannot be played and why.  Nothing may follow a
+    draw: what it brings is not known when the line is typed (checking further would tell)."""
+    actor = state.actor
+    for i, move in enumerate(moves):
+        if i and isinstance(moves[i - 1], Draw):
+            return i, "nothing can follow 'draw' in one line: the card drawn is not known yet"
+        if state.is_over or state.actor != actor:
+            return i, "your turn is over by then"
+        if move not in legal_moves(state):
+            return i, explain(state, move)
+        state = apply(state, move)
+    return None
 
 
 # Internals -----------------------------------------------------------------------------------

@@ -272,21 +272,3 @@ def _after_reason(state: GameState) -> str | None:
         return "your partner said no: you must keep at least two cards so as to discard one"
     return (f"you must keep at least two cards unless you can go out, and going out needs "
             f"{state.rules.canastas_to_go_out} canasta(s)")
-
-
-def check_sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | None:
-    """Can the player to act play ``moves`` one after the other, all of them?  None if so,
-    else the index of the first move that cannot be played and why.  Nothing may follow a
-    draw: what it brings is not known when the line is typed (checking further would tell)."""
-    from .engine import apply
-    from .legality import legal_moves
-    actor = state.actor
-    for i, move in enumerate(moves):
-        if i and isinstance(moves[i - 1], Draw):
-            return i, "nothing can follow 'draw' in one line: the card drawn is not known yet"
-        if state.is_over or state.actor != actor:
-            return i, "your turn is over by then"
-        if move not in legal_moves(state):
-            return i, explain(state, move)
-        state = apply(state, move)
-    return None

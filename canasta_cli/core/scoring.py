@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import VALUE_OF
+from .melds import MeldState
 from .rules import Ruleset
-from .state import MeldState
 
 
 @dataclass(frozen=True, slots=True)

@@ -312,7 +312,7 @@ def _explain(state: GameState, move: Move) -> str:
 def _sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | None:
     """Whether the player to act can play all of ``moves`` in turn (a person's line of
     several moves is played whole or not at all); like ``explain``, for people only."""
-    from ..core.explain import check_sequence
+    from ..core.engine import check_sequence
     return check_sequence(state, moves)
 
 

@@ -20,7 +20,7 @@ from prompt_toolkit.output import Output
 
 from ..core import Move, NotationError, format_move, parse_move
 from ..core.errors import CanastaError
-from ..seats.base import Interrupted
+from .interrupt import Interrupted
 from .render import fit
 
 COMMANDS = ("help", "moves", "log", "score", "hint", "quit")
