@@ -13,8 +13,9 @@ from typing import Any
 
 from .core import Ruleset, parse_card_sequence
 from .core.errors import CanastaError
+from .records import RecordError, load_record, sealed_parts
 from .referee import GameResult, Referee, TimeControl
-from .replay import RecordError, load_record, replay, sealed_parts
+from .replay import replay
 from .seat_names import split_name
 from .seats import make_seat
 from .seats.base import Seat

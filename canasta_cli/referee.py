@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from time import monotonic as _monotonic
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from .core import (
     GameState,
@@ -28,7 +28,7 @@ from .core import (
 from .core.cards import TEXT_OF
 from .core.events import Event
 from .core.moves import Answer, Discard, Draw
-from .private_files import open_private, write_private
+from .private_files import write_private
 from .protocol.messages import (
     PROTOCOL,
     PROTOCOL_1_1,
@@ -43,6 +43,7 @@ from .protocol.messages import (
     match_end_message,
 )
 from .protocol.replies import IllegalReply, ProtocolError, quote, read_reply
+from .records import RecordWriter, failure_line
 from .seats.base import Interrupted, Seat, SeatFailure
 
 FailurePolicy = Literal["default", "forfeit"]
@@ -195,8 +196,7 @@ class Referee:
     def _dead(self, seat: int, status: str, reason: str) -> None:
         self.reports[seat].fail(status, reason)
         self.reports[seat].alive = False
-        self._pending.append({"type": "failure", "seat": seat, "status": status,
-                              "reason": reason})
+        self._pending.append(failure_line(seat, status, reason))
 
     def end_match(self, results: list[GameResult]) -> None:
         """canasta/1.1 seats hear ``match_end`` (the results so far) before ``bye``."""
@@ -243,7 +243,7 @@ class Referee:
             rep.bank_ms = float(self.time.bank_ms)
             if not before.alive and (not seat.started or not seat.usable):
                 rep.alive, rep.status, rep.errors = False, before.status, before.errors[:1]
-        header = {"type": "header", "protocol": PROTOCOL, "game": game, "sealed": True,
+        header = {"protocol": PROTOCOL, "game": game, "sealed": True,
                   "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
                   "time": self.time.to_json(), "on_failure": self.on_failure}
         if scores is not None or hand_no != 1:
@@ -254,10 +254,12 @@ class Referee:
             header["secret"] = secret_file.name
             if not secret_file.exists():
                 write_private(secret_file, json.dumps(secret) + "\n")
-        self._write(record, header)
+        if record is not None:
+            record.header(**header)
         for note in self._pending:
             self.reports[note["seat"]].failures[note["status"]] += 1  # counted in this game
-            self._write(record, note)
+            if record is not None:
+                record.write(note)
         self._pending.clear()
         for i, seat in enumerate(self.seats):
             self._send(i, game_start_message(
@@ -290,8 +292,7 @@ class Referee:
                     break
                 state = apply(state, move)
                 if record is not None:
-                    self._write(record, {"type": "move", "seat": actor,
-                                         "move": format_move(move), "by": by})
+                    record.move(actor, format_move(move), by)
         finally:
             result = self._finish(game, seed, state, forfeit, record, saved)
             # A saved game may go on later (even one cut short by an error): its seed stays
@@ -299,18 +300,15 @@ class Referee:
             over = secret_file is None or result.reason not in ("saved", "unfinished")
             if record is not None:
                 if over:
-                    self._write(record, {"type": "reveal", **secret})
+                    record.reveal(secret)
                     if secret_file is not None:
                         secret_file.unlink(missing_ok=True)
-                line = {"type": "result", **result.to_json()}
-                if not over:
-                    line["seed"] = None
-                self._write(record, line)
+                record.result(result.to_json(), sealed=not over)
                 record.close()
         return result
 
     def _decide(self, game: int, state: GameState, moves: list[Move],
-                record: IO[str] | None) -> tuple[Move | None, str]:
+                record: RecordWriter | None) -> tuple[Move | None, str]:
         actor = state.actor
         rep = self.reports[actor]
         seat = self.seats[actor]
@@ -381,19 +379,20 @@ class Referee:
         rep.default_moves += 1
         return default_move(moves), "default"
 
-    def _strays(self, i: int, record: IO[str] | None) -> None:
+    def _strays(self, i: int, record: RecordWriter | None) -> None:
         """Messages a seat sent unasked are counted; late replies are only noted."""
         seat = self.seats[i]
         for stray in seat.unsolicited():
             self._note(record, i, "PROTOCOL_ERROR", stray)
         for note in seat.late():
             self.reports[i].late += 1
-            self._write(record, {"type": "late", "seat": i, "note": note})
+            if record is not None:
+                record.late(i, note)
 
-    def _note(self, record: IO[str] | None, seat: int, status: str, reason: str) -> None:
+    def _note(self, record: RecordWriter | None, seat: int, status: str, reason: str) -> None:
         self.reports[seat].fail(status, reason)
-        self._write(record, {"type": "failure", "seat": seat, "status": status,
-                             "reason": reason})
+        if record is not None:
+            record.failure(seat, status, reason)
 
     def _listening(self, i: int) -> bool:
         """A seat whose process runs hears everything, even after it failed (it is then no
@@ -405,7 +404,7 @@ class Referee:
         if self._listening(seat):
             self.seats[seat].send(msg)
 
-    def _publish(self, game: int, state: GameState, sent: Any, record: IO[str] | None) -> Any:
+    def _publish(self, game: int, state: GameState, sent: Any, record: RecordWriter | None) -> Any:
         """Send every event since ``sent`` (a log node) to every seat, as that seat sees it."""
         hearing = self._hearing
         if record is None and not hearing:
@@ -417,7 +416,7 @@ class Referee:
             node = node[0]
         for event in reversed(fresh):
             if record is not None:
-                self._write(record, {"type": "event", "event": event.view(-1)})
+                record.event(event.view(-1))
             for i in hearing:
                 self._send(i, event_message(game, event, i))
         # Events stay queued: a bot gets them with its next request, or while another bot
@@ -432,7 +431,7 @@ class Referee:
                 self.seats[i].flush()
 
     def _finish(self, game: int, seed: int, state: GameState, forfeit: int | None,
-                record: IO[str] | None, saved: bool = False) -> GameResult:
+                record: RecordWriter | None, saved: bool = False) -> GameResult:
         rules = self.rules
         winner, reason = state.winner, state.game_end_reason or "unfinished"
         if saved:
@@ -454,15 +453,9 @@ class Referee:
         return result
 
     # Records -------------------------------------------------------------------------------
-    def _open_record(self, game: int, path: Path | None = None) -> IO[str] | None:
+    def _open_record(self, game: int, path: Path | None = None) -> RecordWriter | None:
         if path is None:
             if self.record_dir is None:
                 return None
             path = self.record_dir / f"game-{game:04d}.jsonl"
-        return open_private(path)
-
-    @staticmethod
-    def _write(record: IO[str] | None, obj: dict[str, Any]) -> None:
-        if record is not None:
-            record.write(json.dumps(obj, separators=(",", ":")) + "\n")
-            record.flush()
+        return RecordWriter(path)

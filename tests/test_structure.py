@@ -4,6 +4,7 @@ nothing, kinds out of range refused as illegal moves."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -68,9 +69,29 @@ def test_a_kind_out_of_range_is_an_illegal_move_with_a_reason(move: object) -> N
 def test_every_refusal_is_one_family() -> None:
     from canasta_cli.core import CardParseError, DeckError, DeckFileError, NotationError, RulesError
     from canasta_cli.protocol.replies import IllegalReply, ProtocolError
-    from canasta_cli.replay import RecordError
+    from canasta_cli.records import RecordError
     for error in (CardParseError, DeckError, DeckFileError, NotationError, RulesError,
                   IllegalMoveError, RecordError, ProtocolError, IllegalReply):
         assert issubclass(error, CanastaError), error
     with pytest.raises(CanastaError):
         apply(new_game("classic", seed=1), "meld nonsense")
+
+
+def test_the_records_module_reads_what_it_writes(tmp_path: Path) -> None:
+    from canasta_cli.records import RecordError, RecordWriter, load_record
+    path = tmp_path / "game.jsonl"
+    record = RecordWriter(path)
+    record.header(game=1, sealed=True)
+    record.move(0, "draw", "bot")
+    record.failure(1, "TIMEOUT", "no answer")
+    record.result({"winner": 0, "seed": 7}, sealed=True)
+    record.close()
+    assert path.stat().st_mode & 0o077 == 0
+    lines = load_record(path)
+    assert [ln["type"] for ln in lines] == ["header", "move", "failure", "result"]
+    assert lines[-1]["seed"] is None and lines.numbers == [1, 2, 3, 4]
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"type": "mo')  # torn by a crash
+    assert len(load_record(path, torn_ok=True)) == 4
+    with pytest.raises(RecordError, match=r"game.jsonl:5: not JSON"):
+        load_record(path)

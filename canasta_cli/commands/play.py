@@ -67,8 +67,8 @@ def play(
     # Loaded when the command runs, as in every command module: the prompt (prompt_toolkit)
     # would slow every other command's start.
     from .. import play as playmod
+    from ..records import RecordError
     from ..referee import TimeControl
-    from ..replay import RecordError
     check_sandbox(sandbox)
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()

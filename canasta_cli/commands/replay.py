@@ -10,7 +10,8 @@ import typer
 
 from ..core import observation
 from ..event_text import describe_event, story
-from ..replay import RecordError, Replay, load_record, sealed_parts, verify
+from ..records import RecordError, load_record, sealed_parts
+from ..replay import Replay, verify
 from ..replay import replay as run_replay
 from ..ui.render import Style, fit, render_table, seat_labels
 from .options import fail, next_step
