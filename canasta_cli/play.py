@@ -13,6 +13,7 @@ from typing import Any
 
 from .core import Ruleset, parse_card_sequence
 from .core.errors import CanastaError
+from .core.reasons import GOES_ON
 from .records import RecordError, load_record, sealed_parts
 from .referee import GameResult, Referee, TimeControl
 from .replay import replay
@@ -99,7 +100,7 @@ def load_save(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool,
     header = lines[0]
     moves = [ln for ln in lines if ln["type"] == "move"]
     results = [ln for ln in lines if ln["type"] == "result"]
-    finished = bool(results) and results[-1].get("reason") not in ("saved", "unfinished")
+    finished = bool(results) and results[-1].get("reason") not in GOES_ON
     secret = load_secret(path, lines)
     check = replay(lines, secret)
     bad = [m for m in check.mismatches if "move" in m]

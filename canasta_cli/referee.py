@@ -28,6 +28,7 @@ from .core import (
 from .core.cards import TEXT_OF
 from .core.events import Event
 from .core.moves import Answer, Discard, Draw
+from .core.reasons import GOES_ON, GameEnd
 from .private_files import write_private
 from .protocol.messages import (
     PROTOCOL,
@@ -43,6 +44,7 @@ from .protocol.messages import (
     match_end_message,
 )
 from .protocol.replies import IllegalReply, ProtocolError, quote, read_reply
+from .protocol.statuses import SeatStatus
 from .records import RecordWriter, failure_line
 from .seats.base import Interrupted, Seat, SeatFailure
 
@@ -66,7 +68,7 @@ class TimeControl:
 @dataclass
 class SeatReport:
     name: str
-    status: str = "OK"
+    status: str = SeatStatus.OK
     failures: Counter[str] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
     decisions: int = 0
@@ -79,7 +81,7 @@ class SeatReport:
 
     def fail(self, status: str, reason: str) -> None:
         self.failures[status] += 1
-        if self.status == "OK" or status == "CRASHED":
+        if self.status == SeatStatus.OK or status == SeatStatus.CRASHED:
             self.status = status
         if len(self.errors) < 20:
             self.errors.append(f"{status}: {reason}")
@@ -184,7 +186,7 @@ class Referee:
                 ready = seat.start(hello, self.time.startup_ms / 1000)
                 spoken = ready.get("protocol", PROTOCOL)
                 if spoken not in PROTOCOLS:
-                    raise SeatFailure("PROTOCOL_ERROR", f"speaks {quote(str(spoken))}, not"
+                    raise SeatFailure(SeatStatus.PROTOCOL_ERROR, f"speaks {quote(str(spoken))}, not"
                                       f" {' or '.join(PROTOCOLS)}")
                 seat.protocol = str(spoken)
                 seat.caps = granted(ready) if spoken == PROTOCOL_1_1 else frozenset()
@@ -297,7 +299,7 @@ class Referee:
             result = self._finish(game, seed, state, forfeit, record, saved)
             # A saved game may go on later (even one cut short by an error): its seed stays
             # in the secret file until the game is really over.
-            over = secret_file is None or result.reason not in ("saved", "unfinished")
+            over = secret_file is None or result.reason not in GOES_ON
             if record is not None:
                 if over:
                     record.reveal(secret)
@@ -329,28 +331,28 @@ class Referee:
         failure: tuple[str, str] | None = None
         retries = 0
         max_retries = self.max_retries if self.on_failure == "default" else 0
-        last_error = ("PROTOCOL_ERROR", "")
+        last_error: tuple[str, str] = (SeatStatus.PROTOCOL_ERROR, "")
         while move is None:
             if retries > max_retries:
                 failure = (last_error[0], f"{last_error[1]} (after {retries} tries)")
                 break
             left = budget + self.time.margin_ms - (_monotonic() - start) * 1000
             if left <= 0:
-                failure = ("TIMEOUT", f"no legal move within {budget:.0f} ms")
+                failure = (SeatStatus.TIMEOUT, f"no legal move within {budget:.0f} ms")
                 break
             try:
                 reply = seat.request(msg, left / 1000)
                 move = read_reply(reply, req, state, moves)
                 continue
             except SeatFailure as f:
-                if f.status != "PROTOCOL_ERROR" or not seat.usable:
+                if f.status != SeatStatus.PROTOCOL_ERROR or not seat.usable:
                     failure = (f.status, f.reason)
                     break
                 last_error = (f.status, f.reason)
             except ProtocolError as exc:
                 last_error = (exc.code, str(exc))
             except IllegalReply as exc:
-                last_error = ("ILLEGAL_MOVE", str(exc))
+                last_error = (SeatStatus.ILLEGAL_MOVE, str(exc))
             retries += 1
             self._note(record, actor, *last_error)
             msg = error_message(req, last_error[0], last_error[1],
@@ -369,9 +371,9 @@ class Referee:
         status, reason = failure
         if retries <= max_retries:
             self._note(record, actor, status, reason)
-        if status in ("CRASHED", "TIMEOUT") or not seat.usable:
+        if status in (SeatStatus.CRASHED, SeatStatus.TIMEOUT) or not seat.usable:
             rep.alive = False  # a stuck or dead bot gets default moves for the rest of the game
-        rep.gone = status == "CRASHED" or not seat.usable
+        rep.gone = status == SeatStatus.CRASHED or not seat.usable
         if self.on_failure == "forfeit":
             return None, "forfeit"
         self._send(actor, error_message(req, status, reason + "; the referee played a default"
@@ -383,7 +385,7 @@ class Referee:
         """Messages a seat sent unasked are counted; late replies are only noted."""
         seat = self.seats[i]
         for stray in seat.unsolicited():
-            self._note(record, i, "PROTOCOL_ERROR", stray)
+            self._note(record, i, SeatStatus.PROTOCOL_ERROR, stray)
         for note in seat.late():
             self.reports[i].late += 1
             if record is not None:
@@ -433,14 +435,14 @@ class Referee:
     def _finish(self, game: int, seed: int, state: GameState, forfeit: int | None,
                 record: RecordWriter | None, saved: bool = False) -> GameResult:
         rules = self.rules
-        winner, reason = state.winner, state.game_end_reason or "unfinished"
+        winner, reason = state.winner, state.game_end_reason or GameEnd.UNFINISHED
         if saved:
-            reason = "saved"
+            reason = GameEnd.SAVED
         if forfeit is not None:
             loser = rules.side_of(forfeit)
             others = [s for s in range(rules.sides) if s != loser]
             best = max(others, key=lambda s: state.scores[s])
-            winner, reason = best, "forfeit"
+            winner, reason = best, GameEnd.FORFEIT
         statuses = [r.status for r in self.reports]
         end = game_end_message(game, state, statuses)
         end.update(winner=winner, reason=reason)

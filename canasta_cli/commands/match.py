@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ..match import run_match
+from ..protocol.statuses import SeatStatus
 from ..referee import TimeControl
 from ..seats.contain import hide
 from .options import (
@@ -88,7 +89,7 @@ def match(
     if draws:
         typer.echo(f"draws: {draws}")
     for i, rep in enumerate(result.seat_summary()):
-        if rep["status"] != "OK" or rep["failures"]:
+        if rep["status"] != SeatStatus.OK or rep["failures"]:
             typer.echo(f"seat {i} ({rep['name']}): {rep['status']} "
                        + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))
             for err in rep["errors"][:3]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..core.reasons import GameEnd
 from ..seats.contain import hide
 from .options import (
     DealerOpt,
@@ -100,7 +101,7 @@ def play(
         raise fail(str(exc)) from None
     except ValueError as exc:
         raise fail(str(exc)) from None
-    if result.reason == "saved":
+    if result.reason == GameEnd.SAVED:
         table.terminal.show(f"Game saved to {record}\nResume with:"
                             f" {playmod.resume_command(record)}")
     else:

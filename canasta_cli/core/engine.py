@@ -27,6 +27,7 @@ from .errors import CanastaError
 from .explain import explain
 from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
+from .reasons import GameEnd, HandEnd
 from .rules import CLASSIC, Ruleset
 from .scoring import HandResult, score_side
 from .state import (
@@ -154,14 +155,14 @@ def check_scores(rules: Ruleset, scores: Sequence[int] | None) -> tuple[int, ...
     return tuple(values)
 
 
-def game_over_reason(rules: Ruleset, scores: Sequence[int]) -> str | None:
+def game_over_reason(rules: Ruleset, scores: Sequence[int]) -> GameEnd | None:
     """Whether totals end the game after a hand: "target", "draw", or None to play on."""
     best = max(scores)
     if best < rules.target:
         return None
     if sum(1 for s in scores if s == best) == 1:
-        return "target"
-    return "draw" if rules.tie_policy == "draw" else None
+        return GameEnd.TARGET
+    return GameEnd.DRAW if rules.tie_policy == "draw" else None
 
 
 def _deck_ids(deck: Sequence[int] | Sequence[str] | str, rules: Ruleset) -> list[int]:
@@ -215,7 +216,7 @@ def _answer(st: GameState, move: Answer) -> None:
 
 
 def _end(st: GameState, move: EndHand) -> None:
-    reason = "stock_exhausted" if st.phase is Phase.DRAW else "last_red_three"
+    reason = HandEnd.STOCK_EXHAUSTED if st.phase is Phase.DRAW else HandEnd.LAST_RED_THREE
     _end_hand(st, reason, None, False)
 
 
@@ -336,7 +337,7 @@ _NO_CARDS: frozenset[int] = frozenset()
 
 def _start_turn(st: GameState, seat: int) -> None:
     if st.turn_no >= st.rules.max_turns:
-        _end_hand(st, "turn_limit", None, False)
+        _end_hand(st, HandEnd.TURN_LIMIT, None, False)
         return
     st.turn_seat = seat
     st.actor = seat
@@ -382,7 +383,7 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     _put_hand(st, seat, tuple(sorted(st.hands[seat] + tuple(drawn))), tuple(counts))
     if last_red3:
         if st.rules.last_card_red3 == "end_now":
-            _end_hand(st, "last_red_three", None, False)
+            _end_hand(st, HandEnd.LAST_RED_THREE, None, False)
             return
         st.phase = Phase.MELD_NO_DISCARD
         return
@@ -581,7 +582,7 @@ def _go_out(st: GameState, seat: int) -> None:
     _log(st, ev.WentOut(seat, concealed))
     if st.rules.cutthroat and st.lone is None:
         _form_partners(st, seat)
-    _end_hand(st, "went_out", seat, concealed)
+    _end_hand(st, HandEnd.WENT_OUT, seat, concealed)
 
 
 def _form_partners(st: GameState, lone: int) -> None:
@@ -614,7 +615,7 @@ def _form_partners(st: GameState, lone: int) -> None:
     _log(st, ev.PartnersFormed(lone, (a, b), tuple(merged)))
 
 
-def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool) -> None:
+def _end_hand(st: GameState, reason: HandEnd, out_seat: int | None, concealed: bool) -> None:
     rules = st.rules
     out_row = st.team[out_seat] if out_seat is not None else None
     sides = []
@@ -635,9 +636,9 @@ def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool)
     leaders = [i for i, s in enumerate(st.scores) if s == best]
     over = game_over_reason(rules, st.scores)
     if over is None and st.hand_no - st.first_hand + 1 >= rules.max_hands:
-        over = "hand_limit"
-    if over is None and reason == "turn_limit":
-        over = "turn_limit"
+        over = GameEnd.HAND_LIMIT
+    if over is None and reason == HandEnd.TURN_LIMIT:
+        over = GameEnd.TURN_LIMIT
     if over is not None:
         st.winner = leaders[0] if len(leaders) == 1 else None
         st.game_end_reason = over

@@ -10,6 +10,7 @@ import enum
 from typing import TYPE_CHECKING, Any
 
 from .melds import EMPTY_MELDS, EMPTY_ROW_INFO, MeldState, RowInfo, kind_counts, row_info, with_meld
+from .reasons import GameEnd
 
 if TYPE_CHECKING:
     from .events import Event
@@ -112,7 +113,7 @@ class GameState:
     committed_out: bool
     results: tuple[HandResult, ...]
     winner: int | None
-    game_end_reason: str | None
+    game_end_reason: GameEnd | None
     log: tuple[Any, ...] | None
     team: tuple[int, ...]
     lone: int | None
@@ -136,7 +137,7 @@ class GameState:
                  asked: bool = False, permission: bool | None = None,
                  foreign_add: bool = False, committed_out: bool = False,
                  results: tuple[HandResult, ...] = (), winner: int | None = None,
-                 game_end_reason: str | None = None, log: tuple[Any, ...] | None = None,
+                 game_end_reason: GameEnd | None = None, log: tuple[Any, ...] | None = None,
                  team: tuple[int, ...] | None = None, lone: int | None = None) -> None:
         n, sides = rules.players, rules.sides
         self.rules = rules
