@@ -1,4 +1,6 @@
-"""``canasta bench fairclock``: does an honest bot's decision time depend on its opponent?
+"""``canasta bench fairclock`` and ``bench box``: fair clocks, and what the box costs.
+
+Fair clocks: does an honest bot's decision time depend on its opponent?
 
 An honest bot spends a fixed amount of CPU time on every decision.  It plays two-player hands
 on one CPU against a quiet opponent (answers at once) and against a burner (answers at once,
@@ -6,6 +8,8 @@ but first starts several children that spin without end).  Rounds alternate quie
 burner with ``--ponder`` (bots not frozen between turns), so that machine drift touches all
 three; the figure is the honest bot's median decision time against the burner over its median
 against the quiet opponent, measured by the referee from request to answer.
+
+The box's cost: games per second with four fresh bot processes per game in each kind of box.
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Annotated
 
-from .core import preset
-from .referee import Referee, TimeControl
-from .seats import box
-from .seats.base import Message
-from .seats.subprocess_seat import SubprocessSeat
+import typer
+
+from ..core import preset
+from ..referee import Referee, TimeControl
+from ..seats import box
+from ..seats.base import Message
+from ..seats.subprocess_seat import SubprocessSeat
+from .example_bot import BotOpt, bench_bot
 
 _BOT = r'''
 import json, os, sys, time
@@ -142,3 +150,52 @@ def box_cost(bot: list[str], games: int = 10, rounds: int = 3, seed: int = 0) ->
             rates[mode] = games / (time.perf_counter() - t0)
         out.append(BoxRound(rates))
     return out
+
+
+def register(bench_app: typer.Typer) -> None:
+    bench_app.command("fairclock")(fairclock_cmd)
+    bench_app.command("box")(box_cmd)
+
+
+def fairclock_cmd(
+    rounds: Annotated[int, typer.Option(help="Rounds of quiet, burner, burner pondering.",
+                                        min=1, max=100)] = 3,
+    cpu_ms: Annotated[int, typer.Option(help="CPU time the honest bot spends per decision.",
+                                        min=1, max=10_000)] = 100,
+    children: Annotated[int, typer.Option(help="Spinning children the burner starts.",
+                                          min=1, max=32)] = 4,
+) -> None:
+    """An honest bot's median decision time against a quiet opponent and against one whose
+    children spin between its turns, on one CPU: with bots frozen between their turns (the
+    default) and with --ponder.  The ratio to the quiet opponent's, per round."""
+    typer.echo(f"{box.describe()}; load average at start {os.getloadavg()[0]:.2f}; one CPU")
+    rows = run(rounds=rounds, cpu_ms=cpu_ms, children=children)
+    for i, r in enumerate(rows):
+        typer.echo(f"round {i + 1}: quiet {r.quiet_ms:.1f} ms, burner {r.burner_ms:.1f} ms"
+                   f" ({r.burner_ms / r.quiet_ms:.3f}x), burner with --ponder {r.ponder_ms:.1f}"
+                   f" ms ({r.ponder_ms / r.quiet_ms:.2f}x)")
+    frozen = statistics.median(r.burner_ms / r.quiet_ms for r in rows)
+    ponder = statistics.median(r.ponder_ms / r.quiet_ms for r in rows)
+    typer.echo(f"median: against the burner {frozen:.3f}x the quiet opponent's time (frozen"
+               f" between turns), {ponder:.2f}x with --ponder; load average now"
+               f" {os.getloadavg()[0]:.2f}")
+
+
+def box_cmd(
+    bot: BotOpt = "",
+    games: Annotated[int, typer.Option(help="Games per box and round.", min=1, max=10_000)]
+    = 10,
+    rounds: Annotated[int, typer.Option(help="Rounds.", min=1, max=100)] = 3,
+) -> None:
+    """What the box costs: games per second of four fresh bot processes per game in each kind
+    of box this machine can build (bubblewrap, namespaces, unboxed), interleaved."""
+    typer.echo(f"load average at start {os.getloadavg()[0]:.2f}")
+    rows = box_cost(bench_bot(bot), games=games, rounds=rounds)
+    for i, r in enumerate(rows):
+        typer.echo(f"round {i + 1}: " + ", ".join(f"{m} {v:.2f} games/s"
+                                                  for m, v in r.rates.items()))
+    for mode in rows[0].rates:
+        ratio = statistics.median(r.rates[mode] / r.rates["unboxed"] for r in rows)
+        typer.echo(f"{mode}: median {statistics.median(r.rates[mode] for r in rows):.2f}"
+                   f" games/s, {ratio:.2f}x unboxed")
+    typer.echo(f"load average now {os.getloadavg()[0]:.2f}")
