@@ -11,7 +11,7 @@ import typer
 
 from ..core import PRESETS, DeckFileError, RulesError, Ruleset, parse_deck_text, parse_option, preset
 from ..core.engine import check_scores
-from ..seats import box
+from ..seats import box, cgroups
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
                                        help=f"Preset: {', '.join(PRESETS)}.")]
@@ -65,6 +65,7 @@ def setup_box(specs: list[str], sandbox: bool, unboxed: bool, ponder: bool, memo
                            memory_mb=memory, procs=procs, disk_mb=disk, ponder=ponder,
                            writable=tuple(str(d.resolve()) for d in writable or []))
     box.configure(policy)
+    cgroups.sweep_stale()
     if sandbox or any(not s.split("=", 1)[-1].strip().startswith(("builtin:", "human"))
                       for s in specs):
         try:

@@ -9,6 +9,7 @@ and may not ponder, it is frozen whenever the referee is not waiting for it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import select
@@ -170,7 +171,7 @@ class SubprocessSeat(Seat):
         env = bot_environment()
         argv = _absolute(self.argv, base)
         if box_kind(policy) == "none":
-            self._home = tempfile.mkdtemp(prefix="canasta-bot-")
+            self._home = tempfile.mkdtemp(prefix="canasta-bot-", dir=_run_dir())
             env["HOME"] = env["TMPDIR"] = self._home
         self._group = BotCgroup.create(policy.memory_bytes(), policy.procs)
         self._freeze = self._group is not None and not policy.ponder
@@ -544,6 +545,19 @@ class SubprocessSeat(Seat):
             self._group.thaw()  # a frozen bot cannot act on a polite signal
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
+
+
+_RUN_DIR: list[tuple[int, str]] = []
+
+
+def _run_dir() -> str:
+    """This process's folder for unboxed bots' homes, ``canasta-run-PID-*`` in the temporary
+    directory: a later run removes it if this process was killed before it could."""
+    if not _RUN_DIR or _RUN_DIR[0][0] != os.getpid():
+        path = tempfile.mkdtemp(prefix=f"canasta-run-{os.getpid()}-")
+        _RUN_DIR[:] = [(os.getpid(), path)]
+        atexit.register(shutil.rmtree, path, True)
+    return _RUN_DIR[0][1]
 
 
 def _absolute(argv: list[str], base: str) -> list[str]:
