@@ -66,26 +66,55 @@ def test_search_plays_only_listed_moves_in_every_preset(name: str) -> None:
 
 
 def test_the_budget_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a 100 ms budget, no new deal starts once the clock passes it (a fake clock: every
-    call moves it by 10 ms, so the count of deals is exact whatever the machine's load)."""
-    clock = [0.0]
+    """With a time budget the clock is read before every move of every rollout, and nothing
+    more is done once it reads past the deadline (a fake clock: every read moves it by 10 µs,
+    so the count is exact whatever the machine's load); an unfinished deal is dropped."""
+    reads: list[float] = []
 
     def tick() -> float:
-        clock[0] += 0.010
-        return clock[0]
+        reads.append((reads[-1] if reads else 0.0) + 0.00001)
+        return reads[-1]
 
     monkeypatch.setattr(search_mod.time, "monotonic", tick)
     rules = PRESETS["two-player"].with_options(max_hands=1)
     st = apply(new_game(rules, seed=2), "draw")
     player = SearchPlayer(seed=1, budget_ms=100)
     _player_after(st, st.actor, player)
-    player.rank(act_message(1, 1, st, legal_moves(st), 1000, 0))
-    # the deadline is set at t=0.01 (0.11), then the clock is read once per deal: about ten
-    first = player.last[0].samples
-    assert 9 <= first <= 11
-    player.rank(act_message(1, 2, st, legal_moves(st), 50, 0))  # the referee allows 50 ms
-    second = player.last[0].samples
-    assert 3 <= second <= 5 and second < first  # 80% of 50 ms
+    samples = []
+    for limit, allowed in ((0.100, 1000), (0.040, 50)):  # 80% of the referee's 50 ms
+        reads.clear()
+        player.rank(act_message(1, 1, st, legal_moves(st), allowed, 0))
+        deadline = reads[0] + limit
+        assert sum(1 for r in reads if r >= deadline) == 1  # the read that stopped it
+        assert player.evidence is not None
+        deals = player.evidence.deals
+        assert deals >= 1 and max(len(v) for v in player.evidence.values) == deals
+        samples.append(deals)
+    assert samples[1] < samples[0]
+
+
+def test_a_fixed_deal_budget_ignores_the_clock_and_repeats(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """deals=N: exactly N deals whatever the clock says, and the same ranking every time."""
+    clock = [0.0]
+
+    def slow() -> float:
+        clock[0] += 0.05  # 50 ms per read: a time budget would stop after the first deal
+        return clock[0]
+
+    rules = PRESETS["classic"].with_options(max_hands=1)
+    st = apply(new_game(rules, seed=5), "draw")
+    results = []
+    for fake in (False, True):
+        if fake:
+            monkeypatch.setattr(search_mod.time, "monotonic", slow)
+        player = PLAYERS["hard"](3, "deals=12")
+        assert isinstance(player, SearchPlayer)
+        _player_after(st, st.actor, player)
+        ranked = player.rank(act_message(1, 1, st, legal_moves(st), 10**6, 0))
+        assert player.evidence is not None and player.evidence.deals == 12
+        results.append([(r.index, r.value, r.samples) for r in ranked])
+    assert results[0] == results[1]
 
 
 @pytest.mark.parametrize("level", ["easy", "normal", "hard", "search:30"])

@@ -1,11 +1,11 @@
-"""``canasta bench levels``: time per decision of each built-in level."""
+"""``canasta bench levels``: time per decision of each built-in level, and deals per decision."""
 
 from __future__ import annotations
 
 import os
 import statistics
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -21,36 +21,58 @@ def register(bench_app: typer.Typer) -> None:
     bench_app.command("levels")(bench_levels_cmd)
 
 
-def _timed(player: Policy, times: list[float]) -> Policy:
-    """``player``, with the time of each of its decisions (act requests) appended to ``times``."""
+def _timed(player: Policy, times: list[float], cpu: list[float], deals: list[int]) -> Policy:
+    """``player``, with the wall and CPU time of each of its decisions (act requests) and its
+    deals (a search player's) appended to the lists."""
     def timed(msg: Message) -> Message | None:
         if msg.get("type") != "act":
             return player(msg)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         reply = player(msg)
         times.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
+        evidence: Any = getattr(player, "evidence", None)
+        if evidence is not None:
+            deals.append(int(evidence.deals))
         return reply
     return timed
+
+
+def _p99(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(0.99 * len(xs)))]
 
 
 def bench_levels_cmd(
     rules: RulesOpt = "two-player",
     games: Annotated[int, typer.Option(help="One-hand games per level.", min=1)] = 4,
     seed: int = 0,
+    level: Annotated[list[str] | None, typer.Option(
+        help="A level or builtin name to time, e.g. hard, search:100, search:deals=30"
+        " (repeatable; default: every level and search).")] = None,
 ) -> None:
-    """Time per decision of each built-in level (mean and 99th percentile), each playing
-    one-hand games against builtin:greedy, with the load average."""
+    """Time per decision of each built-in level (mean and 99th percentile of the wall clock,
+    mean CPU, and for a time budget how far the 99th percentile ran past it), with deals per
+    decision, each playing one-hand games against builtin:greedy, with the load average."""
     r = load_rules(rules, ["max_hands=1"])
-    typer.echo(f"{'level':<8}{'decisions':>10}{'mean ms':>10}{'p99 ms':>10}{'max ms':>10}")
-    for level in (*LEVELS, "search"):
+    typer.echo(f"{'level':<18}{'decisions':>10}{'mean ms':>9}{'p99 ms':>9}{'max ms':>9}"
+               f"{'cpu ms':>8}{'deals':>7}{'p99 over':>10}")
+    for name in level or [*LEVELS, "search"]:
+        kind, _, arg = name.removeprefix("builtin:").partition(":")
+        builtin_seat(f"builtin:{name.removeprefix('builtin:')}")  # a clear error if unknown
         times: list[float] = []
-        seats: list[Seat] = [PolicySeat(level, _timed(PLAYERS[level](seed, ""), times))]
+        cpu: list[float] = []
+        deals: list[int] = []
+        player = PLAYERS[kind](seed, arg)
+        seats: list[Seat] = [PolicySeat(name, _timed(player, times, cpu, deals))]
         seats += [builtin_seat("builtin:greedy", i) for i in range(1, r.players)]
         ref = Referee(seats, r)
         for g in range(games):
             ref.play(g + 1, seed=seed + g)
-        times.sort()
-        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
-        typer.echo(f"{level:<8}{len(times):>10}{statistics.mean(times):>10.1f}{p99:>10.1f}"
-                   f"{times[-1]:>10.1f}")
+        budget = getattr(player, "budget_ms", None)
+        timed_budget = budget is not None and getattr(player, "simulations", 0) is None
+        over = f"{_p99(times) - min(float(budget or 0), 800.0):+.1f}" if timed_budget else "-"
+        mean_deals = f"{statistics.mean(deals):.0f}" if deals else "-"
+        typer.echo(f"{name:<18}{len(times):>10}{statistics.mean(times):>9.1f}{_p99(times):>9.1f}"
+                   f"{max(times):>9.1f}{statistics.mean(cpu):>8.1f}{mean_deals:>7}{over:>10}")
     typer.echo(f"load average: {os.getloadavg()[0]:.2f}")

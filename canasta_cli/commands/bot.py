@@ -53,6 +53,9 @@ def bot_run(
     ms: Annotated[int | None, typer.Option(
         help="search/hard: milliseconds per decision (default 900 for search, 400 for hard).",
         min=1, max=600000)] = None,
+    deals: Annotated[int | None, typer.Option(
+        help="search/hard: a fixed number of deals per decision instead of a time budget"
+        " (reproducible given the seed, whatever the load).", min=1, max=100000)] = None,
     seed: int = 0,
 ) -> None:
     """Run a built-in player as a protocol bot on stdin/stdout, to play against it from any
@@ -62,7 +65,8 @@ def bot_run(
         raise fail("--level goes with 'search' (or name the level itself: easy, normal, hard)")
     if kind not in PLAYERS:
         raise fail(f"unknown built-in player {kind!r}: choose one of {', '.join(PLAYERS)}")
-    if ms is not None and kind not in ("search", "hard"):
-        raise fail("--ms is for search and hard")
-    player = PLAYERS[kind](seed, str(ms) if ms is not None else "")
+    if (ms is not None or deals is not None) and kind not in ("search", "hard"):
+        raise fail("--ms and --deals are for search and hard")
+    budget = [f"ms={ms}"] * (ms is not None) + [f"deals={deals}"] * (deals is not None)
+    player = PLAYERS[kind](seed, ",".join(budget))
     run(player, f"canasta bot run {kind}")

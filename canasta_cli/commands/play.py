@@ -128,10 +128,15 @@ def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[s
     """A new game's setup from the options, checked, and the path of its save."""
     from .. import play as playmod
     from ..players import LEVELS
+    from ..seats import builtin_seat
     r = load_rules(rules, set_)
     start = load_scores(scores, r)
-    if level not in LEVELS:
+    if level.partition(":")[0] not in LEVELS:
         raise fail(f"--level takes {', '.join(LEVELS)}, not {level!r}")
+    try:  # hard:deals=N and the like
+        builtin_seat(f"builtin:{level}")
+    except ValueError as exc:
+        raise fail(f"--level: {exc}") from None
     specs = seat or playmod.default_seats(r.players, level)
     if len(specs) != r.players:
         raise fail(f"{r.name} needs {r.players} seats (--seat once per player), got"

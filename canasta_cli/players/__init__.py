@@ -12,27 +12,53 @@ from .search import FastPlayer, SearchPlayer
 
 Player = Callable[[dict[str, Any]], dict[str, Any] | None]
 
-HARD_MS = 400  # 'hard' answers well within a second on one core of these machines
+HARD_MS = 400  # the time budget of 'hard' before it counted deals (builtin:hard:400)
+HARD_DEALS = 48  # 'hard': a fixed-deal budget, the same strength on a busy machine
+SEARCH_HELP = ("MS (milliseconds per decision) or comma-separated deals=N (a fixed number of"
+               " deals: reproducible, whatever the load), ms=MS, horizon=TURNS (0: to the end"
+               " of the hand), infer=0|1 (weigh the deals by the others' play)")
 
 
-def _ms(arg: str, default: float) -> float:
-    if not arg:
-        return default
-    if not arg.isdigit() or not 1 <= int(arg) <= 600_000:
-        raise ValueError(f"builtin:search:MS takes milliseconds per decision (1 to 600000),"
-                         f" not {arg[:20]!r}")
-    return float(arg)
+def _int(key: str, text: str, low: int, high: int) -> int:
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise ValueError(f"builtin:search: {key} takes a whole number from {low} to {high},"
+                         f" not {text[:20]!r} ({SEARCH_HELP})")
+    return int(text)
+
+
+def search_player(seed: int, arg: str, default_ms: float | None = None,
+                  default_deals: int | None = None) -> SearchPlayer:
+    """The search player from the text after ``builtin:search:`` (see ``SEARCH_HELP``);
+    without a budget in it, ``default_deals`` deals or else ``default_ms``."""
+    options: dict[str, int] = {}
+    for item in arg.split(",") if arg else []:
+        key, eq, value = item.strip().partition("=")
+        if not eq:
+            key, value = "ms", key
+        limits = {"ms": (1, 600_000), "deals": (1, 100_000), "horizon": (0, 1000),
+                  "infer": (0, 1)}
+        if key not in limits or key in options:
+            raise ValueError(f"builtin:search takes {SEARCH_HELP}, not {item[:30]!r}")
+        options[key] = _int(key, value, *limits[key])
+    deals = options.get("deals")
+    ms = options.get("ms")
+    if deals is None and ms is None:
+        deals = default_deals
+    budget = float(ms if ms is not None else default_ms or 900.0)
+    return SearchPlayer(seed, budget_ms=budget, deals=deals, horizon=options.get("horizon", 8),
+                        infer=bool(options.get("infer", 0)))
 
 
 # name -> factory taking the player's own seed and the text after a second colon (or "")
 PLAYERS: dict[str, Callable[[int, str], Player]] = {
     "random": lambda seed, arg: RandomPlayer(random.Random(seed)),
     "greedy": lambda seed, arg: GreedyPlayer(),
-    "search": lambda seed, arg: SearchPlayer(seed, budget_ms=_ms(arg, 900.0)),
+    "search": lambda seed, arg: search_player(seed, arg, 900.0),
     "easy": lambda seed, arg: FastPlayer(seed, careless=True),
     "normal": lambda seed, arg: FastPlayer(seed),
-    "hard": lambda seed, arg: SearchPlayer(seed, budget_ms=_ms(arg, float(HARD_MS))),
+    "hard": lambda seed, arg: search_player(seed, arg, float(HARD_MS), HARD_DEALS),
 }
 LEVELS = ("easy", "normal", "hard")
 
-__all__ = ["LEVELS", "PLAYERS", "FastPlayer", "GreedyPlayer", "RandomPlayer", "SearchPlayer"]
+__all__ = ["HARD_DEALS", "LEVELS", "PLAYERS", "SEARCH_HELP", "FastPlayer", "GreedyPlayer",
+           "RandomPlayer", "SearchPlayer", "search_player"]

@@ -31,6 +31,10 @@ from ..core.facts import public_facts
 from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
 from ..core.state import GameState, Phase, kind_counts
+from .evidence import NO_OUTCOME, Evidence, Outcome, clearly_better
+from .evidence import count as _count
+from .evidence import mean as _mean
+from .inference import infer_factors
 
 CANASTA_BONUS = {True: 500, False: 300}
 
@@ -174,33 +178,65 @@ def evaluate(st: GameState, start: GameState, me: int) -> float:
 
 
 def rollout(st: GameState, me: int, rng: random.Random, turns: int) -> float:
+    done = rollout_to(st, me, rng, turns, None)
+    assert done is not None  # no deadline: it always finishes
+    return done[0]
+
+
+def rollout_to(st: GameState, me: int, rng: random.Random, turns: int,
+               deadline: float | None) -> tuple[float, Outcome] | None:
+    """Play ``turns`` turns (0: to the end of the hand) with the fast policy and score them,
+    with what happened (did my side go out, did the next player take the pile); ``None``
+    if the clock passed ``deadline`` first (read before every move)."""
     start_hand = st.hand_no
     start = st
-    limit = st.turn_no + turns
-    guard = 400
+    limit = st.turn_no + turns if turns else 1 << 30
+    guard = 2000
+    nxt = (me + 1) % st.rules.players
+    first_turn = st.turn_no + (0 if st.turn_seat == nxt else 1)
+    out_turns = -1
+    took = False
     while not st.is_over and st.hand_no == start_hand and st.turn_no < limit and guard:
-        st = apply(st, fast_policy(st, rng))
+        if deadline is not None and time.monotonic() >= deadline:
+            return None
+        move = fast_policy(st, rng)
+        actor, turn = st.actor, st.turn_no
+        took |= isinstance(move, TakePile) and actor == nxt and turn == first_turn
+        st = apply(st, move)
         guard -= 1
-    return evaluate(st, start, me)
+        if (st.is_over or st.hand_no != start_hand) and st.rules.side_of(actor) == \
+                st.rules.side_of(me):
+            out_turns = turn - start.turn_no
+    return evaluate(st, start, me), Outcome(out_turns, took)
 
 
 # The player ---------------------------------------------------------------------------------
 
 class SearchPlayer:
-    """``budget_ms`` per decision (or exactly ``simulations`` deals, which makes it fully
-    deterministic given its seed); ``horizon`` turns played out after each candidate move."""
+    """Either ``deals`` determinizations per decision (a fixed-deal budget: the decision is
+    then reproducible given the seed, whatever the machine's load) or ``budget_ms`` of wall
+    clock, read before every rollout and inside it, so that it is never overrun by more than a
+    few moves.  ``horizon`` turns are played out after each candidate move (0: to the end of
+    the hand); ``infer`` weights the deals by the others' visible play (``inference.py``).
+    A move other than the fast policy's own is chosen only on paired evidence over the same
+    deals, at a threshold corrected for the number of moves compared (``alpha``)."""
 
     hears_events = True  # it needs the events to know the pile and the cards picked up
 
     def __init__(self, seed: int = 0, budget_ms: float = 1000.0, simulations: int | None = None,
-                 horizon: int = 8) -> None:
+                 horizon: int = 8, *, deals: int | None = None, infer: bool = False,
+                 alpha: float = 0.2) -> None:
         self.seed = seed
         self.budget_ms = budget_ms
-        self.simulations = simulations
+        self.simulations = deals if deals is not None else simulations
         self.horizon = horizon
+        self.infer = infer
+        self.alpha = alpha
         self.rules: Ruleset | None = None
         self.history: list[dict[str, Any]] = []
         self.last: list[Ranked] = []
+        self.evidence: Evidence | None = None  # the last decision's deals, for 'hint'
+        self.cut_short = 0  # fixed-deal decisions stopped by the referee's time limit
 
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         kind = msg.get("type")
@@ -217,87 +253,99 @@ class SearchPlayer:
     def choose(self, msg: dict[str, Any]) -> int:
         return self.rank(msg)[0].index
 
+    def _deadline(self, msg: dict[str, Any]) -> float:
+        """When to stop: the time budget, never more than 80% of the referee's time for the
+        decision; with a fixed-deal budget only a guard against forfeiting (the decision time
+        and a quarter of the bank), which a tournament given time enough never reaches."""
+        allowed = float(msg.get("deadline_ms", 1e9))
+        if self.simulations is not None:
+            limit = 0.9 * (allowed + float(msg.get("bank_ms", 0)) / 4)
+        else:
+            limit = min(self.budget_ms, 0.8 * allowed)
+        return time.monotonic() + limit / 1000.0
+
     def rank(self, msg: dict[str, Any]) -> list[Ranked]:
         """Every listed move with its estimate, best first."""
         moves = msg["moves"]
         obs = msg["observation"]
+        self.evidence = None
         if len(moves) == 1 or self.rules is None or obs["phase"] == "answer":
             texts = [m["text"] for m in moves]
             best = 0 if obs["phase"] != "answer" else texts.index("yes") if "yes" in texts else 0
             self.last = [Ranked(best, texts[best], 0.0, 0)]
             return self.last
+        deadline = self._deadline(msg)
         rules = self.rules
         history = obs.get("history") or self.history
         facts = obs.get("public") or public_facts(history, obs, rules.decks)
         digest = hashlib.sha256(json.dumps([self.seed, obs], sort_keys=True).encode()).digest()
         rng = random.Random(int.from_bytes(digest[:8], "big"))
+        model = infer_factors(history, obs, rules) if self.infer else None
         texts = [m["text"] for m in moves]
-        totals = [0.0] * len(moves)
-        counts = [0] * len(moves)
-        values: list[list[float]] = [[] for _ in moves]  # per deal, for paired comparisons
+        values: list[list[float]] = [[] for _ in moves]  # per complete deal, paired
+        outcomes: list[list[Outcome]] = [[] for _ in moves]
         default: int | None = None  # the fast policy's own choice
         me = int(obs["seat"])
-        # Never more than the referee's time for the decision allows (80% of it, so that the
-        # answer arrives in time on a busy machine too).
-        budget = min(self.budget_ms, 0.8 * float(msg.get("deadline_ms", self.budget_ms)))
-        deadline = time.monotonic() + budget / 1000.0
+        fixed = self.simulations is not None
         rounds = 0
         # Successive halving: every move is tried on the first deals, then the worse half of
         # those still in the running is dropped at rounds 4, 8, 16... (never the fast policy's
         # own move), so that the contenders get the deals.
         active = list(range(len(moves)))
         cut = 4
-        while True:
-            if self.simulations is not None:
-                if rounds >= self.simulations:
-                    break
-            elif rounds and time.monotonic() >= deadline:
+        timed_out = False
+        while not timed_out:
+            if fixed and rounds >= (self.simulations or 0):
+                break
+            if time.monotonic() >= deadline and (rounds or fixed):
+                self.cut_short += fixed
                 break
             if rounds == cut and len(active) > 2:
-                order = sorted(active, key=lambda i: (-totals[i] / max(1, counts[i]), i))
+                order = sorted(active, key=lambda i: (-_mean(values[i]), i))
                 keep = order[:max(2, (len(active) + 1) // 2)]
                 if default is not None and default not in keep:
                     keep.append(default)
                 active = sorted(keep)
                 cut *= 2
-            rounds += 1
-            det = determinize(obs, facts, rules, rng)
+            det = determinize(obs, facts, rules, rng, model)
             listed = {format_move(m): m for m in legal_moves(det)}
             if default is None:
                 choice = format_move(fast_policy(det, rng))
                 default = texts.index(choice) if choice in texts else 0
+            row: list[tuple[int, float, Outcome]] = []
             for i in active:
-                text = texts[i]
-                move = listed.get(text)
+                move = listed.get(texts[i])
                 if move is None:
-                    values[i].append(float("nan"))
+                    row.append((i, float("nan"), NO_OUTCOME))
                     continue  # this deal's state disagrees on a detail; skip the move here
-                after = apply(det, move)
-                v = rollout(after, me, rng, self.horizon)
+                done = rollout_to(apply(det, move), me, rng, self.horizon,
+                                  None if fixed else deadline)
+                if done is None:
+                    timed_out = True  # an unfinished deal is dropped for every move
+                    break
+                row.append((i, done[0], done[1]))
+            if timed_out:
+                break
+            rounds += 1
+            for i, v, o in row:
                 values[i].append(v)
-                totals[i] += v
-                counts[i] += 1
-        ranked = [Ranked(i, texts[i], totals[i] / counts[i] if counts[i] else -1e9, counts[i])
+                outcomes[i].append(o)
+        ranked = [Ranked(i, texts[i], _mean(values[i]), _count(values[i]))
                   for i in range(len(moves))]
         # The moves still in the running first (they were tried on every deal), then the rest.
         ranked.sort(key=lambda r: (r.index not in active, -r.value, r.index))
-        # Few deals are noisy: keep the fast policy's move unless the best one beats it, deal
-        # by deal on the same cards, by more than one standard error of the difference.
-        if default is not None and ranked[0].index != default:
+        if default is None:
+            default = 0
+        if ranked[0].index != default:
             best = ranked[0].index
             diffs = [a - b for a, b in zip(values[best], values[default], strict=True)
                      if a == a and b == b]
-            if len(diffs) < 2 or not _clearly_better(diffs):
-                ranked.sort(key=lambda r: (r.index != default, -r.value, r.index))
+            if not clearly_better(diffs, len(moves), self.alpha):
+                ranked.sort(key=lambda r: (r.index != default, r.index not in active, -r.value,
+                                           r.index))
+        self.evidence = Evidence(texts, values, outcomes, default, rounds, me)
         self.last = ranked
         return ranked
-
-
-def _clearly_better(diffs: list[float]) -> bool:
-    n = len(diffs)
-    mean = sum(diffs) / n
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    return bool(mean > (var / n) ** 0.5)
 
 
 class FastPlayer:

@@ -72,7 +72,8 @@ class HumanSeat(Seat):
         self.queue: list[str] = []  # the rest of a line of several moves, checked whole
         self.hand_events: list[dict[str, Any]] = []  # this hand so far, for 'log'
         from ..players.search import SearchPlayer
-        self.advisor = SearchPlayer(seed=0, budget_ms=600)  # 'hint': sees what this seat sees
+        # 'hint': sees what this seat sees; twice the deals of 'hard', the same every time
+        self.advisor = SearchPlayer(seed=0, deals=96, infer=True)
 
     def _label(self, s: int) -> str:
         """What this player calls seat ``s`` (You, Partner, Left...)."""
@@ -87,10 +88,15 @@ class HumanSeat(Seat):
         lines = [f"Hint: the search player would play {ranked[0].text}. Its estimates (score"
                  " difference for your side after a few turns, over"
                  f" {ranked[0].samples} random deals of the cards you cannot see):"]
+        evidence = getattr(self.advisor, "evidence", None)
+        players = len(self.names) if evidence is not None else 0
+        labels = [self._label(s) for s in range(players)]
         for r in ranked[:3]:
             # A move dropped early by the search was judged on fewer deals: say how many.
             fewer = f"  ({r.samples} deals)" if r.samples != ranked[0].samples else ""
             lines.append(f"  {r.text:<20} {r.value:+8.0f}{fewer}")
+            if evidence is not None:
+                lines.append(f"      {evidence.reason(r.index, players, labels)}")
         return "\n".join(lines)
 
     def start(self, hello: Message, timeout: float) -> Message:

@@ -41,8 +41,9 @@ class PolicySeat(Seat):
 
 def builtin_seat(spec: str, seed: int = 0) -> PolicySeat:
     """``builtin:NAME`` (random, greedy, search, or a level: easy, normal, hard), with
-    ``builtin:search:MS`` for a time budget per decision; the seed only drives the player's
-    own choices."""
+    ``builtin:search:MS`` for a time budget per decision or ``builtin:search:deals=N`` for a
+    fixed number of deals (``players.SEARCH_HELP``); the seed only drives the player's own
+    choices."""
     rest = spec.split(":", 1)[1] if spec.startswith("builtin:") else spec
     kind, _, arg = rest.partition(":")
     if kind not in PLAYERS:
