@@ -16,6 +16,7 @@ from canasta_cli.cli import app
 from canasta_cli.core import PRESETS, apply, legal_moves, new_game
 from canasta_cli.players import PLAYERS
 from canasta_cli.players import search as search_mod
+from canasta_cli.players.inference import infer_factors
 from canasta_cli.players.search import SearchPlayer
 from canasta_cli.protocol.messages import act_message, encode, game_start_message
 from canasta_cli.referee import Referee
@@ -32,9 +33,11 @@ def _player_after(st, seat: int, player: SearchPlayer) -> None:  # type: ignore[
         player({"type": "event", "game": 1, "event": e.view(seat)})
 
 
+@pytest.mark.parametrize("infer", [False, True])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_the_move_does_not_depend_on_the_hidden_cards(seed: int) -> None:
-    """Same observation, same seed, the unseen cards re-dealt: the same move."""
+def test_the_move_does_not_depend_on_the_hidden_cards(seed: int, infer: bool) -> None:
+    """Same observation, same seed, the unseen cards re-dealt: the same move, with the
+    inference too (it reads the same messages)."""
     rules = PRESETS["classic"].with_options(max_hands=1)
     st = new_game(rules, seed=seed)
     rng = random.Random(seed)
@@ -47,10 +50,12 @@ def test_the_move_does_not_depend_on_the_hidden_cards(seed: int) -> None:
     assert other.hands != st.hands or other.stock != st.stock
     choices = []
     for state in (st, other):
-        player = SearchPlayer(seed=7, simulations=6)
+        player = SearchPlayer(seed=7, deals=6, infer=infer)
         _player_after(state, seat, player)
         msg = act_message(1, 5, state, legal_moves(state), 1000, 0)
-        choices.append((encode(msg), player.choose(msg), [r.value for r in player.last]))
+        weights = infer_factors(player.history, msg["observation"], rules)
+        choices.append((encode(msg), player.choose(msg), [r.value for r in player.last],
+                        weights))
     assert choices[0] == choices[1]
 
 
@@ -228,3 +233,107 @@ def test_hint_says_when_a_shown_move_was_judged_on_fewer_deals() -> None:
     lines = text.splitlines()[1:]
     assert lines[0].split() == ["draw", "+120"] and lines[1].split() == ["pile", "K", "K", "+80"]
     assert lines[2].split() == ["pile", "K", "K", "2", "+95", "(8", "deals)"]
+
+
+def _inference_rows(rules, games: int):  # type: ignore[no-untyped-def]
+    """(true state, seat, its history, its observation) at decisions of fast-policy games."""
+    for seed in range(games):
+        st = new_game(rules, seed=seed)
+        rng = random.Random(seed)
+        k = 0
+        while not st.is_over:
+            k += 1
+            if k % 3 == 0 and len(legal_moves(st)) > 1:
+                seat = st.actor
+                history = [e.view(seat) for e in st.events()]
+                yield st, seat, history, act_message(1, k, st, legal_moves(st), 1000, 0)
+            st = apply(st, search_mod.fast_policy(st, rng))
+
+
+def test_the_inference_deals_only_consistent_hands_and_favours_the_truth() -> None:
+    """Weighted deals keep every hand's size and known cards; a rank a seat just discarded,
+    or could not have kept under the model, is dealt to it less often than uniformly."""
+    from collections import Counter
+
+    from canasta_cli.core.cards import KIND_OF
+    from canasta_cli.core.determinize import determinize
+    from canasta_cli.core.facts import public_facts
+    rules = PRESETS["classic"].with_options(max_hands=1)
+    better = worse = 0
+    for st, seat, history, msg in _inference_rows(rules, 3):
+        obs = msg["observation"]
+        facts = public_facts(history, obs, rules.decks)
+        weights = infer_factors(history, obs, rules)
+        rng = random.Random(1)
+        score = [0.0, 0.0]
+        for j, w in enumerate((None, weights)):
+            for _ in range(30):
+                det = determinize(obs, facts, rules, rng, w)
+                assert [len(h) for h in det.hands] == list(obs["hand_counts"])
+                assert len(det.stock) == obs["stock_size"]
+                for s in range(rules.players):
+                    have = Counter(KIND_OF[c] for c in det.hands[s])
+                    truth = Counter(KIND_OF[c] for c in st.hands[s])
+                    if s == seat:
+                        assert have == truth
+                    score[j] += sum(min(have[k], truth[k]) for k in truth)
+        better += score[1] > score[0]
+        worse += score[1] < score[0]
+    assert better > 2 * worse, (better, worse)
+
+
+def test_search_budgets_parse_from_every_name() -> None:
+    """builtin:search:deals=N (and hard:...), ms, horizon and infer; clear errors otherwise."""
+    from canasta_cli.players import HARD_DEALS
+    p = PLAYERS["search"](1, "deals=30,horizon=0,infer=1")
+    assert isinstance(p, SearchPlayer)
+    assert (p.simulations, p.horizon, p.infer) == (30, 0, True)
+    hard = PLAYERS["hard"](1, "")
+    assert isinstance(hard, SearchPlayer) and hard.simulations == HARD_DEALS
+    timed = PLAYERS["hard"](1, "250")
+    assert isinstance(timed, SearchPlayer)
+    assert (timed.simulations, timed.budget_ms) == (None, 250.0)
+    assert builtin_seat("builtin:search:deals=5").name == "builtin:search:deals=5"
+    for bad in ("deals=0", "deals=x", "speed=3", "deals=3,deals=4", "infer=2"):
+        with pytest.raises(ValueError, match="builtin:search"):
+            builtin_seat(f"builtin:search:{bad}")
+    with pytest.raises(ValueError, match="takes no argument"):
+        builtin_seat("builtin:normal:deals=3")
+
+
+def test_bot_run_and_play_take_a_fixed_deal_budget(tmp_path: Path) -> None:
+    cmd = f"{PY} -m canasta_cli.cli bot run search --level hard --deals 3"
+    result = runner.invoke(app, ["match", "-r", "two-player", "-s", cmd, "-s", "builtin:greedy",
+                                 "--set", "max_hands=1", "--seed", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["seat_status"][0]["status"] == "OK"
+    bad = runner.invoke(app, ["bot", "run", "greedy", "--deals", "3"])
+    assert bad.exit_code == 2 and "--deals are for search and hard" in bad.output
+    wrong = runner.invoke(app, ["play", "--level", "hard:deals=none", "--save-dir",
+                                str(tmp_path)])
+    assert wrong.exit_code == 2 and "deals takes a whole number" in wrong.output
+
+
+def test_a_fixed_deal_search_repeats_a_whole_game() -> None:
+    """Two games with the same seeds and deals=N players: the same moves, move for move."""
+    rules = PRESETS["three-player-cutthroat"].with_options(max_hands=1)
+    runs = []
+    for _ in range(2):
+        seats = [builtin_seat("builtin:hard:deals=4", 5), builtin_seat("builtin:normal", 6)]
+        seats += [builtin_seat("builtin:greedy", i) for i in range(2, rules.players)]
+        result = Referee(seats, rules).play(1, seed=8)  # type: ignore[arg-type]
+        runs.append((result.scores, [s["decisions"] for s in result.seats]))
+    assert runs[0] == runs[1]
+
+
+def test_hint_gives_a_reason_from_the_deals() -> None:
+    """The hint's reason lines come from the search's own deals of that decision."""
+    from canasta_cli.players.evidence import Evidence, Outcome
+    ev = Evidence(["draw", "discard 2", "discard K"], [[10.0, 20.0], [5.0, 5.0], [1.0, 2.0]],
+                  [[Outcome(2, False), Outcome(1, False)], [Outcome(-1, False)] * 2,
+                   [Outcome(-1, True), Outcome(-1, False)]], 0, 2, 0)
+    labels = ["You", "Left", "Partner", "Right"]
+    assert "goes out by your next turn in 100% of deals" in ev.reason(0, 4, labels)
+    assert "quick player's choice" in ev.reason(0, 4, labels)
+    assert "freezes the pile against Left" in ev.reason(1, 4, labels)
+    assert "Left takes the pile after it in 50% of deals" in ev.reason(2, 4, labels)
