@@ -446,8 +446,14 @@ def replay(
         "--verify", help="Re-play every move through the engine and check every event and score.")]
     = False,
     step: Annotated[bool, typer.Option(help="Wait for Enter after each move.")] = False,
+    html: Annotated[Path | None, typer.Option(
+        help="Write a self-contained HTML replay viewer to this file (opens at --seat's view).")]
+    = None,
 ) -> None:
     """Step through a recorded game, or verify it."""
+    if html is not None:
+        from .commands.report import replay_to_html
+        return replay_to_html(record, html, seat)
     from .replay import RecordError, load_record, sealed_parts, verify
     from .replay import replay as run_replay
     public = False
@@ -559,6 +565,11 @@ def tournament(
         " stateless bots: a bot could remember a deal and play it again from the other"
         " side).")] = False,
     sandbox: SandboxOpt = False,
+    records: Annotated[bool, typer.Option(
+        help="Keep each game's record in OUT/records/ (for canasta replay and report).")] = False,
+    html: Annotated[Path | None, typer.Option(
+        help="At the end, write the HTML report here (keeps the records, with a replay page"
+        " per game beside it).")] = None,
 ) -> None:
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
     from .referee import TimeControl
@@ -607,7 +618,8 @@ def tournament(
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
                                reuse_bots, sandbox,
-                               warn=lambda m: typer.echo(f"warning: {m}", err=True))
+                               warn=lambda m: typer.echo(f"warning: {m}", err=True),
+                               records=records or html is not None)
     except BaseException:
         executor.abort()  # interrupted: games in progress are dropped, finished ones are kept
         raise
@@ -621,6 +633,9 @@ def tournament(
     else:
         typer.echo(report.render(summary))
         typer.echo(f"results in {out}/results.json, standings.csv, crosstable.csv")
+    if html is not None:
+        from .commands.report import html_report
+        html_report(out, html, err=as_json)
 
 
 def _tournament_seed(out: Path, seed: int | None) -> int:
@@ -643,6 +658,10 @@ def _tournament_seed(out: Path, seed: int | None) -> int:
         write_private(path, json.dumps({"seed": chosen}) + "\n")
     return chosen
 
+
+from .commands import report as _report_cmd  # noqa: E402
+
+_report_cmd.register(app)
 
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")

@@ -1,0 +1,50 @@
+"""Game records of a tournament (``--records``, implied by ``--html``).
+
+A worker keeps a game's record in memory, never in a file a bot could read while its deal is
+still being played in other seatings (the record ends with the deal's seed); the tournament
+writes it to ``OUT/records/`` when it writes the deal's rows to ``games.jsonl``.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import IO
+
+from ..files import write_private
+from ..referee import Referee
+
+RECORDS = "records"
+
+
+def record_path(out: Path, index: int) -> Path:
+    """The record of the game at ``index`` in the schedule (its record's ``game`` is
+    ``index + 1``)."""
+    return out / RECORDS / f"game-{index + 1:04d}.jsonl"
+
+
+class _MemoryRecord(io.StringIO):
+    name = "(in memory)"
+    text = ""
+
+    def close(self) -> None:
+        self.text = self.getvalue()
+        super().close()
+
+
+class RecordingReferee(Referee):
+    """A referee whose game record stays in memory: ``record_text`` after ``play``."""
+
+    _memory: _MemoryRecord | None = None
+
+    def _open_record(self, game: int, path: Path | None = None) -> IO[str] | None:
+        self._memory = _MemoryRecord()
+        return self._memory
+
+    @property
+    def record_text(self) -> str | None:
+        return self._memory.text if self._memory is not None else None
+
+
+def write_record(out: Path, index: int, text: str) -> None:
+    write_private(record_path(out, index), text)
