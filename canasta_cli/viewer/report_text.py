@@ -66,8 +66,15 @@ def _summary_for_render(summary: dict[str, Any]) -> dict[str, Any]:
     return s
 
 
+def bars(counts: Sequence[float]) -> str:
+    """Counts as block characters from zero (a blank) to the largest (a full block)."""
+    top = max(counts, default=0) or 1
+    return "".join(BLOCKS[round(c / top * (len(BLOCKS) - 1))] for c in counts)
+
+
 def spark(values: Sequence[float], width: int) -> str:
-    """``values`` as one line of block characters (averaged down to ``width``)."""
+    """``values`` as one line of block characters from the lowest to the highest (averaged
+    down to ``width``)."""
     if not values or width <= 0:
         return ""
     n = len(values)
@@ -121,7 +128,7 @@ def _diff_lines(t: Tourney, width: int) -> list[str]:
             counts[min(bins - 1, int((d - lo) / step))] += 1
         out.append(f"  {printable(a)} v {printable(b)}: {len(ds)} deals, mean {mean:+.0f},"
                    f" median {med:+.0f}, from {lo:+.0f} to {hi:+.0f}")
-        out.append(f"    {lo:+.0f} {spark(counts, bins)} {hi:+.0f}")
+        out.append(f"    {lo:+.0f} |{bars(counts)}| {hi:+.0f}")
     if not t.diffs:
         out.append("  no games yet")
     return out
