@@ -300,7 +300,11 @@
     if (now) {
       now.classList.add("current");
       now.setAttribute("aria-current", "step");
-      now.scrollIntoView({ block: "nearest" });
+      const list = $("moves");  // scroll the list only, never the page
+      if (now.offsetTop < list.scrollTop) list.scrollTop = now.offsetTop;
+      else if (now.offsetTop + now.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = now.offsetTop + now.offsetHeight - list.clientHeight;
+      }
     }
     const sel = $("hand-select");
     const start = String(startOf(cur, "hand"));
