@@ -221,3 +221,19 @@ def test_html_report_escapes_names_and_reasons(tmp_path: Path) -> None:
     page_text = (tmp_path / "report-games" / "game-0001.html").read_text(encoding="utf-8")
     assert page_text.count("<script") == 2 and "<img" not in page_text
     assert "game-0001.html" in text
+
+
+def test_damaged_games_rows_are_reported_and_the_file_left_as_it_is(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = run_tournament(out, "g=builtin:greedy", "r=builtin:random", games=2,
+                          extra=("--json", "--html", str(tmp_path / "r.html")))
+    assert json.loads(proc.stdout)["games"] == 4  # the report's line went to stderr
+    games = out / "games.jsonl"
+    damaged = games.read_text() + '{"key": 1}\n[[[[\n' + "x" * 2_000_000 + "\n"
+    games.write_text(damaged)
+    t = load_tournament(out)
+    assert len(t.rows) == 4 and len(t.warnings) == 3
+    assert games.read_text() == damaged
+    shown = subprocess.run([CANASTA, "report", str(out), "--html", str(tmp_path / "r2.html")],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and shown.stderr.count("left out") == 3

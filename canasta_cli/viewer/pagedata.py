@@ -67,13 +67,23 @@ def replay_data(rep: Replay, lines: list[dict[str, Any]], public: bool,
     notes = _side_note(lines)
     steps: list[dict[str, Any]] = []
     before: dict[str, Any] = {}
+    rows_before: list[Any] = []
     hands_before: list[list[str] | None] = [None] * n
     for i, ((who, move, evs), state) in enumerate(zip(rep.steps, rep.states, strict=True)):
         obs = [observation(state, s, history=False) for s in range(n)]
         table = {k: v for k, v in obs[0].items() if k not in SEAT_KEYS}
         table["frozen_for"] = [o["pile_frozen_for_me"] for o in obs]
+        rows = table.pop("melds")
         step: dict[str, Any] = {"t": {k: v for k, v in table.items()
                                       if before.get(k, _MISSING) != v}}
+        # Melds change one row at a time: only the rows that changed are stored.
+        changed_rows = {str(r): row for r, row in enumerate(rows)
+                        if r >= len(rows_before) or rows_before[r] != row}
+        if changed_rows:
+            step["m"] = changed_rows
+        if len(rows) != len(rows_before):
+            step["mn"] = len(rows)
+        rows_before = rows
         gone = [k for k in before if k not in table]
         if gone:
             step["x"] = gone
@@ -140,6 +150,11 @@ def expand(data: dict[str, Any], view: str) -> list[dict[str, Any]]:
     for step in data["steps"]:
         table = {k: v for k, v in table.items() if k not in step.get("x", ())}
         table.update(step["t"])
+        rows = list(table.get("melds", []))[:step.get("mn", len(table.get("melds", [])))]
+        rows += [[]] * (step.get("mn", 0) - len(rows))
+        for r, row in step.get("m", {}).items():
+            rows[int(r)] = row
+        table["melds"] = rows
         for s, cards in step.get("h", {}).items():
             hands[int(s)] = cards
         lines = step["ev"].get(view, step["ev"][PUBLIC])

@@ -25,6 +25,10 @@
     const gone = step.x || [];
     for (const k of Object.keys(table)) if (!gone.includes(k)) next[k] = table[k];
     Object.assign(next, step.t);
+    const rows = (table.melds || []).slice(0, step.mn === undefined ? undefined : step.mn);
+    while (step.mn !== undefined && rows.length < step.mn) rows.push([]);
+    for (const r of Object.keys(step.m || {})) rows[Number(r)] = step.m[r];
+    next.melds = rows;
     table = next;
     tables.push(table);
     if (step.h) {

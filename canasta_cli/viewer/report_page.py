@@ -89,6 +89,24 @@ def _cross(t: Tourney) -> str:
     return _table(["row against column", *names], rows, "crosstable")
 
 
+def _deals(t: Tourney) -> str:
+    """Per pairing: the deals each bot won on its seatings together (from results.json)."""
+    rows = []
+    for d in t.summary.get("deals") or []:
+        if not isinstance(d, dict) or not isinstance(d.get("pair"), list) or len(d["pair"]) != 2:
+            continue
+        a, b = (str(x) for x in d["pair"])
+        rows.append([f'<span class="bot">{esc(a)}</span> v <span class="bot">{esc(b)}</span>',
+                     esc(d.get("deals")), esc(d.get(a)), esc(d.get(b)), esc(d.get("tied")),
+                     f"{num(d.get('elo'))} [{num(d.get('elo_low'))}, {num(d.get('elo_high'))}]"])
+    if not rows:
+        return ""
+    return ('<p class="note">A deal is won by the bot whose score differences over all the'
+            " deal's seatings add up to more than zero.</p>"
+            + _table(["pairing", "deals", "first won", "second won", "tied",
+                      "Elo on deals (95%)"], rows, "deals"))
+
+
 def _diff_plots(t: Tourney) -> str:
     if not t.diffs:
         return '<p class="none">No games yet.</p>'
@@ -177,7 +195,7 @@ out of the games they played.</p>{_cross(t)}{dup_line}</section>
 with its 95% interval; an arrow: the interval runs off the scale.</p>{elo}</section>
 <section id="plot-diff"><h2>Score difference per deal</h2><p class="note">Per pairing: the
 first bot's score minus the second's on each duplicate deal (all seatings of the deal
-averaged).</p>{_diff_plots(t)}</section>
+averaged).</p>{_diff_plots(t)}{_deals(t)}</section>
 <section id="plot-sprt"><h2>Sequential test</h2>{_sprt(t)}</section>
 <section><h2>Failures</h2>{_failures(t, links)}</section>
 <section><h2>Games</h2><p class="note">{kept}</p>{_games(t, links)}</section>
