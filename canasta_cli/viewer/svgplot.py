@@ -42,7 +42,7 @@ def nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.0f}" if abs(x) >= 10 or x == int(x) else f"{x:.2g}"
+    return f"{x:.0f}" if x == int(x) else f"{x:.3g}"
 
 
 def _svg(kind: str, width: int, height: int, title: str, body: list[str], marks: int) -> str:
@@ -114,7 +114,10 @@ def histogram(values: Sequence[float], title: str, unit: str = "score difference
                     "</text>")
         return _svg("diff", width, height, title, body, 0)
     lo, hi = min(values), max(values)
-    ticks = nice_ticks(lo, hi if hi > lo else lo + 1, min(bins, 8))
+    if hi - lo < 1:  # one value (or nearly): a range around it
+        pad = max(1.0, abs(lo) * 0.05)
+        lo, hi = lo - pad, hi + pad
+    ticks = nice_ticks(lo, hi, min(bins, 8))
     step = (ticks[-1] - ticks[0]) / bins
     counts = [0] * bins
     for v in values:

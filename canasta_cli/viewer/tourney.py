@@ -131,13 +131,16 @@ def _record_failures(path: Path, index: int, seating: list[str]) -> list[Failure
         lines = load_record(path, torn_ok=True)
     except RecordError:
         return None
-    out = []
+    seen: dict[tuple[int, str, str], Failure] = {}  # the same failure again: counted
     for ln in lines:
         if ln["type"] == "failure" and isinstance(ln.get("seat"), int) \
                 and 0 <= ln["seat"] < len(seating):
-            out.append(Failure(index, ln["seat"], seating[ln["seat"]],
-                               str(ln.get("status"))[:40], str(ln.get("reason"))[:MAX_REASON]))
-    return out
+            key = (ln["seat"], str(ln.get("status"))[:40], str(ln.get("reason"))[:MAX_REASON])
+            if key in seen:
+                seen[key].count += 1
+            else:
+                seen[key] = Failure(index, key[0], seating[key[0]], key[1], key[2])
+    return list(seen.values())
 
 
 def _failures(rows: list[dict[str, Any]], records: dict[int, Path]) -> list[Failure]:
