@@ -566,7 +566,8 @@ def tournament(
         " side).")] = False,
     sandbox: SandboxOpt = False,
     records: Annotated[bool, typer.Option(
-        help="Keep each game's record in OUT/records/ (for canasta replay and report).")] = False,
+        "--records", help="Keep each game's record in OUT/records/ (for canasta replay and"
+        " report).")] = False,
     html: Annotated[Path | None, typer.Option(
         help="At the end, write the HTML report here (keeps the records, with a replay page"
         " per game beside it).")] = None,

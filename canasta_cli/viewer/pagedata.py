@@ -114,7 +114,7 @@ def replay_data(rep: Replay, lines: list[dict[str, Any]], public: bool,
         if ends:
             step["end"] = ends
         steps.append(step)
-    if len(notes) > len(rep.steps) - 1 and notes[-1][0] is None and steps:
+    if len(notes) == len(rep.steps) and notes[-1][0] is None:
         steps[-1].setdefault("failures", []).extend(notes[-1][1])
     result = rep.recorded_result
     return {
