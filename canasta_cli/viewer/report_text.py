@@ -7,14 +7,29 @@ characters replaced, so that a bot's name cannot move the cursor or change colou
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from ..tournament import report
-from ..ui.render import fit
+from ..ui.render import plural
 from .tourney import Tourney
 
 BLOCKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
+
+
+def wrap(text: str, width: int) -> str:
+    """Each line longer than ``width`` wrapped between words, its indent kept and the
+    continuation indented more; a word longer than the width (a path) is never cut."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = len(line) - len(line.lstrip(" "))
+        out += textwrap.wrap(line, width, subsequent_indent=" " * min(lead + 4, width // 3),
+                             break_long_words=False, break_on_hyphens=False) or [line]
+    return "\n".join(out)
 
 
 def printable(obj: Any) -> Any:
@@ -126,7 +141,7 @@ def _diff_lines(t: Tourney, width: int) -> list[str]:
         counts = [0.0] * bins
         for d in ds:
             counts[min(bins - 1, int((d - lo) / step))] += 1
-        out.append(f"  {printable(a)} v {printable(b)}: {len(ds)} deals, mean {mean:+.0f},"
+        out.append(f"  {printable(a)} v {printable(b)}: {plural(len(ds), 'deal')}, mean {mean:+.0f},"
                    f" median {med:+.0f}, from {lo:+.0f} to {hi:+.0f}")
         out.append(f"    {lo:+.0f} |{bars(counts)}| {hi:+.0f}")
     if not t.diffs:
@@ -150,8 +165,10 @@ def _failure_lines(t: Tourney, width: int) -> list[str]:
     out = [f"Failures ({len(t.failures)}):"]
     for f in t.failures[:50]:
         times = f" x{f.count}" if f.count > 1 else ""
-        out.append(f"  game {f.game + 1} seat {f.seat} {printable(f.bot)}: {printable(f.status)}"
-                   f"{times}: {printable(f.reason)}"[:max(40, width * 2)])
+        line = (f"  game {f.game + 1} seat {f.seat} {printable(f.bot)}: {printable(f.status)}"
+                f"{times}: {printable(f.reason)}")
+        keep = max(40, width * 2)
+        out.append(line if len(line) <= keep else line[:keep - 3] + "...")
     if len(t.failures) > 50:
         out.append(f"  ... and {len(t.failures) - 50} more (the HTML report lists them all)")
     return out
@@ -171,4 +188,4 @@ def report_text(t: Tourney, width: int) -> str:
                      f" canasta replay {printable(str(t.records[first]))}")
     else:
         lines.append("no game records kept (tournament --records or --html keeps them)")
-    return fit("\n".join(lines), width)
+    return wrap("\n".join(lines), width)
