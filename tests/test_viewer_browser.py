@@ -63,6 +63,11 @@ def test_replay_page_steps_with_the_arrow_key_and_jumps_to_the_last_hand(
     step = int(browser.js("document.querySelector('#moves li.current').dataset.step"))
     turn_seat = observation(rep.states[3], 0, history=False)["turn_seat"]
     assert observation(rep.states[step], 0, history=False)["turn_seat"] != turn_seat
+    # Page Down: the step that ends hand 1 and deals hand 2, with hand 1's scoring.
+    browser.key("Home")
+    browser.key("PageDown")
+    assert _text(browser, "#status").startswith("Hand 2 ")
+    assert _text(browser, "#hand-end").startswith("Hand 1 is over")
     # Jump to the last hand, then to its end: the final scores are the record's.
     last_hand = rep.state.hand_no
     assert last_hand > 1
@@ -162,3 +167,19 @@ def test_nothing_from_a_bot_runs_in_the_pages(browser: Browser, tmp_path: Path) 
     events = browser.events[before:]
     assert not [e for e in events if e[0] in ("Page.javascriptDialogOpening",
                                               "Runtime.exceptionThrown")]
+
+
+def test_the_content_security_policy_stops_a_script_that_got_in(browser: Browser,
+                                                                 tmp_path: Path) -> None:
+    """Defence in depth: were a page to let markup through unescaped, its policy would still
+    refuse to run it (only the page's own script, by its hash, runs) or to load anything."""
+    from canasta_cli.viewer.htmlsafe import page
+    html = page("t", "p { color: red }", '<p id="ok">ok</p><script>alert(1)</script>'
+                '<img src="https://example.invalid/x.png" onerror="alert(2)">',
+                "document.getElementById('ok').dataset.ran = '1';")
+    path = tmp_path / "csp.html"
+    path.write_text(html, encoding="utf-8")
+    before = len(browser.events)
+    browser.open(path)
+    assert browser.js("document.getElementById('ok').dataset.ran") == "1"
+    assert not [e for e in browser.events[before:] if e[0] == "Page.javascriptDialogOpening"]
