@@ -131,9 +131,9 @@ class Browser:
                 self._event(msg)
 
     # what the tests use ---------------------------------------------------------------------
-    def open(self, path: Path) -> None:
+    def open(self, path: Path, fragment: str = "") -> None:
         since = len(self.events)
-        self.send("Page.navigate", {"url": path.resolve().as_uri()})
+        self.send("Page.navigate", {"url": path.resolve().as_uri() + fragment})
         self.wait_event("Page.loadEventFired", since)
 
     def js(self, expression: str) -> Any:

@@ -157,6 +157,13 @@ def test_nothing_from_a_bot_runs_in_the_pages(browser: Browser, tmp_path: Path) 
     assert reasons and all('<b id=\\"injected\\">' in r for r in reasons)
     assert browser.js("document.scripts.length") == 0
     assert browser.js("document.querySelectorAll('img, #injected').length") == 0
+    # A failure's link opens its game's page at the move the failure led to.
+    link = browser.js("document.querySelector('#failures a').href")
+    assert isinstance(link, str) and "#" in link
+    where, step = link.removeprefix("file://").split("#")
+    browser.open(Path(where), "#" + step)
+    assert browser.js("document.querySelector('#moves li.current').dataset.step") == step
+    assert "injected" in _text(browser, "#failures")
     browser.open(tmp_path / "report-games" / "game-0001.html")
     assert browser.js("document.body.dataset.ready") == "1"
     assert browser.js("document.scripts.length") == 2  # the page's data and its own script

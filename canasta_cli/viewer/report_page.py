@@ -132,16 +132,19 @@ def _sprt(t: Tourney) -> str:
             + llr_plot(t.llr, lower, upper, sp.get("decision")))
 
 
-def _game_link(index: int, links: dict[int, str]) -> str:
+def _game_link(index: int, links: dict[int, str], step: int | None = None) -> str:
+    """A link to the game's replay page (at ``step``: the page opens there)."""
     href = links.get(index)
-    label = f"game {index + 1}"
+    label = f"game {index + 1}" + (f", move {step}" if step is not None and href else "")
+    if href and step is not None:
+        href += f"#{step}"
     return f'<a href="{esc(href)}">{label}</a>' if href else label
 
 
 def _failures(t: Tourney, links: dict[int, str]) -> str:
     if not t.failures:
         return '<p class="none">No bot failed.</p>'
-    rows = [[_game_link(f.game, links), str(f.seat), f'<span class="bot">{esc(f.bot)}</span>',
+    rows = [[_game_link(f.game, links, f.step), str(f.seat), f'<span class="bot">{esc(f.bot)}</span>',
              esc(f.status) + (f" \u00d7{f.count}" if f.count > 1 else ""),
              f'<span class="reason">{esc(f.reason)}</span>'] for f in t.failures]
     return _table(["game", "seat", "bot", "status", "reason"], rows, "failures")

@@ -30,6 +30,7 @@ class Failure:
     status: str
     reason: str
     count: int = 1
+    step: int | None = None  # the replay page's step of its first occurrence
 
 
 @dataclass
@@ -132,14 +133,18 @@ def _record_failures(path: Path, index: int, seating: list[str]) -> list[Failure
     except RecordError:
         return None
     seen: dict[tuple[int, str, str], Failure] = {}  # the same failure again: counted
+    moves = 0
     for ln in lines:
+        moves += ln["type"] == "move"
         if ln["type"] == "failure" and isinstance(ln.get("seat"), int) \
                 and 0 <= ln["seat"] < len(seating):
             key = (ln["seat"], str(ln.get("status"))[:40], str(ln.get("reason"))[:MAX_REASON])
             if key in seen:
                 seen[key].count += 1
             else:
-                seen[key] = Failure(index, key[0], seating[key[0]], key[1], key[2])
+                # A failure line comes before the move it led to: that move's step.
+                seen[key] = Failure(index, key[0], seating[key[0]], key[1], key[2],
+                                    step=moves + 1)
     return list(seen.values())
 
 
