@@ -13,8 +13,8 @@ import pytest
 from viewer_games import CANASTA, HTML_BOT, SCRIPT_NAME, record_game, rows, run_tournament
 
 from canasta_cli.core import PRESETS, observation
-from canasta_cli.describe import describe_event
-from canasta_cli.replay import RecordError, load_record
+from canasta_cli.event_text import describe_event
+from canasta_cli.records import RecordError, load_record
 from canasta_cli.tournament.stats import Sprt
 from canasta_cli.viewer.htmlsafe import page, script_json
 from canasta_cli.viewer.pagedata import expand, load_replay, replay_data

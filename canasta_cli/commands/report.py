@@ -9,12 +9,8 @@ from typing import Annotated
 
 import typer
 
-from ..replay import RecordError
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
+from ..records import RecordError
+from .options import fail as _fail
 
 
 def replay_to_html(record: Path, out: Path, seat: int | None) -> None:

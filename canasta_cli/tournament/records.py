@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import IO
 
-from ..files import write_private
+from ..private_files import write_private
+from ..records import RecordWriter
 from ..referee import Referee
 
 RECORDS = "records"
@@ -23,13 +23,18 @@ def record_path(out: Path, index: int) -> Path:
     return out / RECORDS / f"game-{index + 1:04d}.jsonl"
 
 
-class _MemoryRecord(io.StringIO):
-    name = "(in memory)"
-    text = ""
+class _MemoryRecord(RecordWriter):
+    """A record written to memory instead of a file."""
+
+    def __init__(self) -> None:
+        self.path = Path("(in memory)")
+        self._memory = io.StringIO()
+        self._file = self._memory
+        self.text = ""
 
     def close(self) -> None:
-        self.text = self.getvalue()
-        super().close()
+        self.text = self._memory.getvalue()
+        self._memory.close()
 
 
 class RecordingReferee(Referee):
@@ -37,7 +42,7 @@ class RecordingReferee(Referee):
 
     _memory: _MemoryRecord | None = None
 
-    def _open_record(self, game: int, path: Path | None = None) -> IO[str] | None:
+    def _open_record(self, game: int, path: Path | None = None) -> RecordWriter | None:
         self._memory = _MemoryRecord()
         return self._memory
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core import observation
-from ..describe import describe_event
-from ..replay import RecordError, Replay, load_record, replay, sealed_parts
+from ..event_text import describe_event
+from ..records import RecordError, load_record, sealed_parts
+from ..replay import Replay, replay
 
 FORMAT = 1
 # The parts of an observation that depend on the seat; everything else is the public table.

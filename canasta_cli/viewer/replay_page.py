@@ -8,7 +8,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from ..replay import RecordError
+from ..records import RecordError
 from .htmlsafe import page
 from .pagedata import load_replay, replay_data
 

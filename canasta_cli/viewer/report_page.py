@@ -12,7 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from ..replay import RecordError
+from ..records import RecordError
 from .htmlsafe import esc, page
 from .replay_page import write_replay_page, write_text
 from .svgplot import elo_plot, histogram, llr_plot

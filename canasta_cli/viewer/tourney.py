@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
-from ..replay import RecordError, load_record
+from ..records import RecordError, load_record
 from ..tournament.records import record_path
 from ..tournament.runner import _row_problem, outcome
 from ..tournament.stats import Sprt, paired_diffs
