@@ -122,11 +122,11 @@ def histogram(values: Sequence[float], title: str, unit: str = "score difference
     counts = [0] * bins
     for v in values:
         counts[min(bins - 1, int((v - ticks[0]) / step))] += 1
-    x = _Axis(ticks[0], ticks[-1], left, width - 12)
+    x = _Axis(ticks[0], ticks[-1], left, width - 24)
     ymax = nice_ticks(0, max(counts), 4)
     y = _Axis(0, ymax[-1], height - bottom, top)
     for t in ymax:
-        body.append(f'<line x1="{left}" y1="{y(t)}" x2="{width - 12}" y2="{y(t)}" stroke="{GRID}"/>')
+        body.append(f'<line x1="{left}" y1="{y(t)}" x2="{width - 24}" y2="{y(t)}" stroke="{GRID}"/>')
         body.append(f'<text x="{left - 4}" y="{y(t) + 4}" fill="{INK}" font-size="11"'
                     f' text-anchor="end">{esc(_fmt(t))}</text>')
     for t in ticks:
@@ -141,7 +141,7 @@ def histogram(values: Sequence[float], title: str, unit: str = "score difference
     mean = sum(values) / len(values)
     body.append(f'<line x1="{x(mean)}" y1="{top}" x2="{x(mean)}" y2="{y(0)}" stroke="{BAND}"'
                 f' stroke-width="2" data-mean="{mean:.1f}"/>')
-    body.append(f'<text x="{width - 12}" y="{height - 8}" fill="{INK}" font-size="11"'
+    body.append(f'<text x="{width - 24}" y="{height - 8}" fill="{INK}" font-size="11"'
                 f' text-anchor="end">{esc(unit)}; red: the mean {mean:+.0f}</text>')
     return _svg("diff", width, height, title, body, len(values))
 
