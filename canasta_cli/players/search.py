@@ -183,8 +183,25 @@ def rollout(st: GameState, me: int, rng: random.Random, turns: int) -> float:
     return done[0]
 
 
+class Clock:
+    """The decision's deadline, read before every move: it counts as passed one step early,
+    a step being the longest gap seen between two reads (a move's work, or a pause when the
+    machine is busy), so that the answer goes out close to the deadline, not a step after."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.last = time.monotonic()
+        self.step = 0.0
+
+    def passed(self) -> bool:
+        now = time.monotonic()
+        self.step = max(self.step, now - self.last)
+        self.last = now
+        return now + self.step >= self.deadline
+
+
 def rollout_to(st: GameState, me: int, rng: random.Random, turns: int,
-               deadline: float | None) -> tuple[float, Outcome] | None:
+               deadline: Clock | None) -> tuple[float, Outcome] | None:
     """Play ``turns`` turns (0: to the end of the hand) with the fast policy and score them,
     with what happened (did my side go out, did the next player take the pile); ``None``
     if the clock passed ``deadline`` first (read before every move)."""
@@ -197,7 +214,7 @@ def rollout_to(st: GameState, me: int, rng: random.Random, turns: int,
     out_turns = -1
     took = False
     while not st.is_over and st.hand_no == start_hand and st.turn_no < limit and guard:
-        if deadline is not None and time.monotonic() >= deadline:
+        if deadline is not None and deadline.passed():
             return None
         move = fast_policy(st, rng)
         actor, turn = st.actor, st.turn_no
@@ -253,16 +270,15 @@ class SearchPlayer:
     def choose(self, msg: dict[str, Any]) -> int:
         return self.rank(msg)[0].index
 
-    def _deadline(self, msg: dict[str, Any]) -> float:
-        """When to stop: the time budget, never more than 80% of the referee's time for the
-        decision; with a fixed-deal budget only a guard against forfeiting (the decision time
-        and a quarter of the bank), which a tournament given time enough never reaches."""
-        allowed = float(msg.get("deadline_ms", 1e9))
-        if self.simulations is not None:
-            limit = 0.9 * (allowed + float(msg.get("bank_ms", 0)) / 4)
-        else:
-            limit = min(self.budget_ms, 0.8 * allowed)
-        return time.monotonic() + limit / 1000.0
+    def _deadline(self, msg: dict[str, Any]) -> Clock:
+        """When to stop: the time budget, and never past 80% of the referee's time for the
+        decision, so that the answer arrives in time on a busy machine too.  A fixed-deal
+        budget reads the clock only for that guard (counted in ``cut_short``): give it time
+        enough (``tournament --decision-ms``) and its decisions never depend on the load."""
+        limit = 0.8 * float(msg.get("deadline_ms", 1e9))
+        if self.simulations is None:
+            limit = min(self.budget_ms, limit)
+        return Clock(time.monotonic() + limit / 1000.0)
 
     def rank(self, msg: dict[str, Any]) -> list[Ranked]:
         """Every listed move with its estimate, best first."""
@@ -297,7 +313,7 @@ class SearchPlayer:
         while not timed_out:
             if fixed and rounds >= (self.simulations or 0):
                 break
-            if time.monotonic() >= deadline and (rounds or fixed):
+            if deadline.passed() and (rounds or fixed):
                 self.cut_short += fixed
                 break
             if rounds == cut and len(active) > 2:
@@ -318,10 +334,10 @@ class SearchPlayer:
                 if move is None:
                     row.append((i, float("nan"), NO_OUTCOME))
                     continue  # this deal's state disagrees on a detail; skip the move here
-                done = rollout_to(apply(det, move), me, rng, self.horizon,
-                                  None if fixed else deadline)
+                done = rollout_to(apply(det, move), me, rng, self.horizon, deadline)
                 if done is None:
                     timed_out = True  # an unfinished deal is dropped for every move
+                    self.cut_short += fixed
                     break
                 row.append((i, done[0], done[1]))
             if timed_out:
