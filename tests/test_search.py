@@ -338,3 +338,22 @@ def test_hint_gives_a_reason_from_the_deals() -> None:
     assert "quick player's choice" in ev.reason(0, 4, labels)
     assert "freezes the pile against Left" in ev.reason(1, 4, labels)
     assert "Left takes the pile after it in 50% of deals" in ev.reason(2, 4, labels)
+
+
+def test_bench_levels_and_inference_print_their_figures() -> None:
+    """bench levels: a row per level with deals per decision (and the overrun column for a
+    time budget); bench inference: the log-likelihood per card, uniform and inferred."""
+    out = runner.invoke(app, ["bench", "levels", "--games", "1", "--level", "search:deals=3",
+                              "--level", "search:20", "--level", "normal"])
+    assert out.exit_code == 0, out.output
+    rows = {line.split()[0]: line.split() for line in out.output.splitlines()[1:4]}
+    assert rows["search:deals=3"][6] == "3" and rows["search:deals=3"][7] == "-"
+    assert rows["search:20"][7].startswith(("+", "-")) and rows["normal"][6] == "-"
+    assert "load average" in out.output
+    bad = runner.invoke(app, ["bench", "levels", "--level", "wizard"])
+    assert bad.exit_code == 2 and "unknown built-in player" in bad.output
+    inf = runner.invoke(app, ["bench", "inference", "--games", "1", "--deals", "5",
+                              "--every", "6"])
+    assert inf.exit_code == 0, inf.output
+    for name in ("uniform (exact)", "uniform deals", "inferred deals"):
+        assert f"{name}" in inf.output and "log-likelihood per card" in inf.output

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..commands.options import RulesOpt, load_rules
+from ..commands.options import RulesOpt, fail, load_rules
 from ..players import LEVELS, PLAYERS
 from ..referee import Referee
 from ..seats import builtin_seat
@@ -59,7 +59,10 @@ def bench_levels_cmd(
                f"{'cpu ms':>8}{'deals':>7}{'p99 over':>10}")
     for name in level or [*LEVELS, "search"]:
         kind, _, arg = name.removeprefix("builtin:").partition(":")
-        builtin_seat(f"builtin:{name.removeprefix('builtin:')}")  # a clear error if unknown
+        try:
+            builtin_seat(f"builtin:{name.removeprefix('builtin:')}")
+        except ValueError as exc:
+            raise fail(f"--level {name!r}: {exc}") from None
         times: list[float] = []
         cpu: list[float] = []
         deals: list[int] = []

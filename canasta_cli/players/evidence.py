@@ -79,6 +79,8 @@ class Evidence:
             parts.append(f"freezes the pile against {nxt}")
         elif text.startswith("discard") and took <= 0.05 and text.endswith(" 3"):
             parts.append(f"stops {nxt} from taking the pile")
+        elif text.startswith("discard") and took == 0:
+            parts.append(f"{nxt} never takes the pile after it in these {n} deals")
         elif text.startswith("discard"):
             parts.append(f"{nxt} takes the pile after it in {took:.0%} of deals")
         if index == self.default:
