@@ -897,6 +897,11 @@ def bench_tournament_cmd(
                f" cores for work that keeps {busy:.2f} cores busy at concurrency 1")
 
 
+from .commands import net as _net_commands  # noqa: E402 - registers serve and join
+
+_net_commands.register(app)
+
+
 def _bots_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "bots"
 

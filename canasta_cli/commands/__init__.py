@@ -1,0 +1,1 @@
+"""Command modules: each exposes ``register(app)``."""
