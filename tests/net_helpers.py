@@ -72,9 +72,12 @@ class Served:
     def spectator(self) -> str:
         return self.table.tokens.spectator
 
-    def finish(self) -> GameResult:
+    def wait(self) -> None:
         self.thread.join(WAIT * 3)
         assert not self.thread.is_alive(), "the game did not end"
+
+    def finish(self) -> GameResult:
+        self.wait()
         self.table.close()
         if self.error is not None:
             raise self.error
@@ -101,7 +104,10 @@ class Raw:
 
     def read(self) -> dict[str, Any]:
         while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError:
+                chunk = b""
             if not chunk:
                 return {"type": "EOF"}
             self.buf += chunk

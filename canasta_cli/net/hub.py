@@ -33,6 +33,7 @@ MAX_HANDSHAKES = 512  # connections that have not sent their token yet
 MAX_PENDING = 8 << 20  # bytes waiting for a client that does not read
 READ_RATE = 200.0  # line units per second a connection may send (a line, or 4 KiB of one)
 READ_BURST = 2000.0
+LINGER_S = 0.5  # a refused client's last bytes are read (and dropped) this long
 
 
 class Target(Protocol):
@@ -209,9 +210,24 @@ class Hub:
         self._thread.join(timeout=5)
 
     # Connections ---------------------------------------------------------------------------
-    def _refuse(self, conn: Conn, why: str, text: str) -> None:
+    async def _refuse(self, conn: Conn, why: str, text: str) -> None:
+        """Say why, then read (and drop) what the client is still sending for a moment
+        before closing, so that the reason is not lost to a reset."""
         self.refusals[why] = self.refusals.get(why, 0) + 1
         conn.write(refused(text))
+        with contextlib.suppress(Exception):
+            await conn.writer.drain()
+        if conn.writer.can_write_eof():
+            with contextlib.suppress(Exception):
+                conn.writer.write_eof()
+        dropped = 0
+        end = time.monotonic() + LINGER_S
+        with contextlib.suppress(Exception):
+            while dropped < MAX_LINE and (left := end - time.monotonic()) > 0:
+                chunk = await asyncio.wait_for(conn.reader.read(65536), left)
+                if not chunk:
+                    break
+                dropped += len(chunk)
         conn._close(why)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -233,20 +249,20 @@ class Hub:
         _keepalive(conn.writer.get_extra_info("socket"))
         left = self.guard.banned(conn.address)
         if left:
-            self._refuse(conn, "banned", f"too many wrong tokens from {conn.address}: refused"
+            await self._refuse(conn, "banned", f"too many wrong tokens from {conn.address}: refused"
                          f" for {left:.0f} more s")
             return
         if self.handshaking >= MAX_HANDSHAKES:
-            self._refuse(conn, "busy", "too many connections are joining: try again")
+            await self._refuse(conn, "busy", "too many connections are joining: try again")
             return
         self.handshaking += 1
         try:
             got = await asyncio.wait_for(_first_line(conn.reader), self.handshake_s)
         except TimeoutError:
-            self._refuse(conn, "slow", f"no join line within {self.handshake_s:g} s")
+            await self._refuse(conn, "slow", f"no join line within {self.handshake_s:g} s")
             return
         except LineTooLong:
-            self._refuse(conn, "too long", f"a join line has at most {HANDSHAKE_LINE} bytes")
+            await self._refuse(conn, "too long", f"a join line has at most {HANDSHAKE_LINE} bytes")
             return
         except (ConnectionError, OSError, ssl.SSLError, asyncio.IncompleteReadError):
             return
@@ -261,12 +277,12 @@ class Hub:
             if bad and self.guard.bad(conn.address):
                 self.log(f"{conn.address}: too many wrong tokens, refused for"
                          f" {self.guard.ban_s:g} s")
-            self._refuse(conn, "wrong token" if bad else "refused", why)
+            await self._refuse(conn, "wrong token" if bad else "refused", why)
             return
         conn.client = client
         refusal = target.attach(conn, client)
         if refusal is not None:
-            self._refuse(conn, "refused", refusal)
+            await self._refuse(conn, "refused", refusal)
             return
         await self._pump(conn, target, rest)
 
