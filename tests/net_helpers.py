@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CANASTA = str(Path(sys.executable).with_name("canasta"))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 PROMPT = re.compile(r"(your move|Answer yes or no)>")
+FULL_PROMPT = re.compile(r"(Seat \d+, your move|Answer yes or no)>")
 TABLE = re.compile(r"== Hand \d+ - seat")
 WAIT = 60  # s: a hang guard, never a timing assertion
 
@@ -180,8 +181,10 @@ def screen(child: pexpect.spawn) -> str:
 def choose(child: pexpect.spawn) -> str:
     """Ask for the legal moves and pick: draw, else yes, else the first discard."""
     child.sendline("moves")
-    child.expect(r"Legal moves: ([^\r\n]*)")
-    moves = [m.strip() for m in ANSI.sub("", child.match.group(1)).split(",")]
+    child.expect("Legal moves: ")
+    child.expect(FULL_PROMPT)  # the list may be wrapped over several lines
+    listed = " ".join(ANSI.sub("", child.before or "").split())
+    moves = [m.strip() for m in listed.split(",")]
     for wanted in ("draw", "yes"):
         if wanted in moves:
             return wanted

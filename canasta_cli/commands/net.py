@@ -182,6 +182,8 @@ def serve(
                "forfeit" if on_failure == "forfeit" else "default", log_dir)
     except JoinTimeout as exc:
         raise _fail(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: what to resume was said
+        raise typer.Exit(130) from None
     except (RecordError, ValueError) as exc:
         raise _fail(str(exc)) from None
     finally:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import select
 import socket
 import ssl
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -24,6 +26,7 @@ from ..protocol.messages import PROTOCOL
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from ..seats.base import Interrupted, Message
 from ..seats.human import HumanSeat, SharedTable
+from ..ui.prompt import Terminal
 from .wire import HANDSHAKE_LINE, LineTooLong, Splitter, join_message, line
 
 CONNECT_S = 10.0
@@ -35,6 +38,10 @@ class JoinError(Exception):
 
 class Lost(Exception):
     """The connection ended (or broke) without a bye."""
+
+
+class Quiet(Exception):
+    """Nothing came in time."""
 
 
 class Link:
@@ -55,10 +62,11 @@ class Link:
         self.sock = sock
         self.split = Splitter(HANDSHAKE_LINE)
         self.pending: deque[bytes] = deque()
+        self.busy = False  # asking the server something (the prompt's alarm keeps quiet)
         self.send_raw(join_message(token, client))
         try:
             welcome = self.read(timeout)
-        except Lost:
+        except (Lost, Quiet):
             self.close()
             raise JoinError(f"{host}:{port} closed the connection during the handshake (a"
                             " table with TLS needs --tls; one without, no --tls)") from None
@@ -88,7 +96,9 @@ class Link:
             while not self.pending:
                 try:
                     chunk = self.sock.recv(65536)
-                except (TimeoutError, OSError) as exc:
+                except TimeoutError:
+                    raise Quiet() from None
+                except OSError as exc:
                     raise Lost(str(exc)) from None
                 if not chunk:
                     raise Lost("closed")
@@ -105,9 +115,24 @@ class Link:
         except ProtocolError as exc:
             return {"type": "garbled", "reason": str(exc)}
 
+    def poll(self, timeout: float) -> Message | None:
+        """A message that is already there or comes within ``timeout``; None if none."""
+        if not self.pending:
+            try:
+                ready = select.select([self.sock], [], [], timeout)[0]
+            except (OSError, ValueError):
+                ready = [self.sock]
+            if not ready and not getattr(self.sock, "pending", lambda: 0)():
+                return None
+        try:
+            return self.read(timeout)
+        except Quiet:  # readable, but no whole message yet (or TLS's own records)
+            return None
+
     def ask(self, rid: object, texts: list[str]) -> tuple[int | None, str]:
         """Why the server refuses these moves: (index of the one refused, reason) or
         (None, "") when they can all be played.  Other messages wait their turn."""
+        self.busy = True
         self.send({"type": "explain", "id": rid, "moves": texts})
         kept: list[bytes] = []
         try:
@@ -120,6 +145,7 @@ class Link:
                 kept.append(line(msg))
         finally:
             self.pending.extendleft(reversed(kept))
+            self.busy = False
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -235,11 +261,74 @@ def _converse(link: Link, seat: RemotePerson, rejoin_hint: str) -> str:
 
 
 def _decide(seat: RemotePerson, msg: Message, link: Link, rejoin_hint: str) -> Message:
-    try:
-        return seat.request(RemoteAct(msg, link), 0)
-    except Interrupted:
-        link.close()
-        raise Left(rejoin_hint) from None
+    """The person's answer.  Whatever the table says meanwhile (a notice, the end of the
+    connection) is shown at once: the prompt is woken, and drawn again after."""
+    terminal, style = seat.table.terminal, seat.table.style
+    while True:
+        try:
+            with Alarm(link, terminal):
+                return seat.request(RemoteAct(msg, link), 0)
+        except Interrupted:
+            link.close()
+            raise Left(rejoin_hint) from None
+        except Wake:
+            pass
+        while (news := link.poll(0.05)) is not None:
+            if news.get("type") == "notice":
+                terminal.show(style.warn(f"[table] {str(news.get('text'))[:300]}"))
+            elif news.get("type") == "bye":
+                raise Lost("the table closed")
+
+
+class Wake(Exception):
+    """The table sent something while the person was at the prompt."""
+
+
+class Alarm:
+    """While the person is at the prompt: a thread that only waits for the connection to
+    be readable (it never reads: a TLS connection is used by one thread at a time), then
+    wakes the prompt so that what came is shown now, not after the next move."""
+
+    def __init__(self, link: Link, terminal: Terminal) -> None:
+        self.link = link
+        self.session = terminal.session
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Alarm:
+        if self.session is not None:
+            self._thread = threading.Thread(target=self._watch, daemon=True, name="alarm")
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _watch(self) -> None:
+        assert self.session is not None
+        link, app = self.link, self.session.app
+        while not self._stop.is_set():
+            if link.busy:
+                self._stop.wait(0.05)
+                continue
+            try:
+                ready = bool(link.pending) or bool(select.select([link.sock], [], [], 0.1)[0])
+            except (OSError, ValueError):
+                ready = True
+            loop = app.loop
+            if ready and not link.busy and loop is not None and app.is_running:
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(_wake, app)
+                return
+            if ready:
+                self._stop.wait(0.05)
+
+
+def _wake(app: Any) -> None:
+    if app.is_running and not app.is_done:
+        app.exit(exception=Wake())
 
 
 class Left(Exception):

@@ -49,6 +49,7 @@ class RemoteSeat(Seat):
         self.explains = False
         self.played_by: str | None = None
         self.resumed = False  # a saved game goes on: the first join is already a rejoin
+        self.stopping = False  # the game stopped unfinished (saved): no bye for a person
         self._cv = threading.Condition()
         self._conn: Conn | None = None
         self._joins = 0
@@ -298,6 +299,7 @@ class RemoteSeat(Seat):
         data = encode(msg)
         explained = 0
         away_since: float | None = None
+        took_over = False
         with self._cv:
             self._sort_locked()
             if not self._standing_in:
@@ -339,7 +341,7 @@ class RemoteSeat(Seat):
                         say = (f"seat {self.index} ({self.name}) is away: their turn waits up"
                                f" to {self.away_s:g} s")
                     elif now - away_since >= self.away_s:
-                        self._standing_in = True
+                        self._standing_in = took_over = True
                         self._asking = None
                         break
                     else:
@@ -353,16 +355,23 @@ class RemoteSeat(Seat):
             if conn is not None:
                 for answer in answers:
                     conn.write(answer)
-        self.announce(f"seat {self.index} ({self.name}) is still away: {self.stand_in.name}"
-                      " plays for them until they are back")
+        if took_over:
+            self.announce(f"seat {self.index} ({self.name}) is still away: {self.stand_in.name}"
+                          " plays for them until they are back")
         self.played_by = "stand-in"
         return self.stand_in.request(msg, 1e9)
 
     def close(self) -> None:
+        """``bye``, except to a person whose game stopped unfinished: their client waits for
+        the table to come back (``canasta serve --resume``) and joins again by itself."""
         with self._cv:
             conn = self._conn
             if conn is not None and self._dead is None:
-                self._out += encode({"type": "bye"})
+                if self.kind == "person" and self.stopping:
+                    self._out += line({"type": "notice", "text": "the table stopped; the game"
+                                       " is saved and goes on when the host resumes it"})
+                else:
+                    self._out += encode({"type": "bye"})
                 self._flush_locked()
             self._conn = None
         if conn is not None:

@@ -200,6 +200,7 @@ def play_games(table: Table, seats: list[Seat], rules: Ruleset, tc: TimeControl,
     kept beside each unfinished game's seed, so that ``--resume`` takes the same ones."""
     referee = TableReferee(seats, rules, tc, on_failure, table.gallery)
     results: list[GameResult] = []
+    plan: GamePlan | None = None
     try:
         referee.start()
         g = 1
@@ -216,12 +217,24 @@ def play_games(table: Table, seats: list[Seat], rules: Ruleset, tc: TimeControl,
                 keep.unlink(missing_ok=True)
             done(result, plan)
             if result.reason in ("saved", "unfinished"):
+                _stopping(table)
                 break
             g += 1
         referee.end_match(results)
+    except BaseException:  # Ctrl-C, SIGTERM: the record is closed, the game can go on
+        _stopping(table)
+        if plan is not None:
+            table.out(f"Stopped. The game is saved in {plan.record}\nGo on with: canasta serve"
+                      f" --resume {plan.record}")
+        raise
     finally:
         referee.close()
     return results
+
+
+def _stopping(table: Table) -> None:
+    for seat in table.remote:
+        seat.stopping = True
 
 
 def new_plans(seeds: list[int], save_dir: Path, decks: list[list[int]] | None,
