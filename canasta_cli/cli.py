@@ -897,9 +897,10 @@ def bench_tournament_cmd(
                f" cores for work that keeps {busy:.2f} cores busy at concurrency 1")
 
 
-from .commands import net as _net_commands  # noqa: E402 - registers serve and join
+from .commands import bench_net, net  # noqa: E402 - serve, join, bench net
 
-_net_commands.register(app)
+net.register(app)
+bench_net.register(bench_app)
 
 
 def _bots_dir() -> Path:
