@@ -66,6 +66,8 @@ def test_two_people_a_remote_bot_and_a_builtin_play_a_hand(tmp_path: Path) -> No
     watcher = subprocess.Popen([sys.executable, "-m", "canasta_cli.cli", "join", address,
                                 "--token", tokens["watch"], "--watch"], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert watcher.stdout is not None
+    assert watcher.stdout.readline().startswith("Watching")
     bot = subprocess.Popen([sys.executable, "-m", "canasta_cli.cli", "join", address,
                             "--token", tokens["1"], "--bot",
                             f"{sys.executable} bots/random_bot.py"], cwd=ROOT,

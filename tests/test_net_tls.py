@@ -52,6 +52,8 @@ def test_tls_round_trip(tmp_path: Path) -> None:
                                 "--token", tokens["watch"], "--watch", "--tls-ca", str(cert)],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
+    assert watcher.stdout is not None
+    assert watcher.stdout.readline().startswith("Watching")  # joined before the game starts
     bot = _join(address, tokens["0"], "--tls-ca", str(cert), "--bot",
                 f"{sys.executable} bots/random_bot.py")
     assert bot.returncode == 0 and "joined seat 0" in bot.stdout, bot.stdout + bot.stderr

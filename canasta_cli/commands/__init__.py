@@ -1,1 +1,1 @@
-"""Command modules: each exposes ``register(app)``."""
+"""The ``canasta`` commands: one module per command group, each with ``register(app)``."""

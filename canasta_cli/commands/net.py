@@ -11,6 +11,26 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..net.wire import DEFAULT_PORT
+from .options import (
+    BotDiskOpt,
+    BotMemoryOpt,
+    BotProcsOpt,
+    BotWritableOpt,
+    DealerOpt,
+    DeckOpt,
+    HandOpt,
+    PonderOpt,
+    RulesOpt,
+    SandboxOpt,
+    ScoresOpt,
+    SetOpt,
+    UnboxedOpt,
+    fail,
+    load_decks,
+    load_rules,
+    load_scores,
+    setup_box,
+)
 
 if TYPE_CHECKING:
     from ..core import Ruleset
@@ -24,17 +44,10 @@ SeatsOpt = Annotated[list[str] | None, typer.Option(
     " command.")]
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
-
-
 def serve(
     seat: SeatsOpt = None,
-    rules: Annotated[str, typer.Option("--rules", "-r", help="Preset (see canasta rules).")]
-    = "classic",
-    set_: Annotated[list[str] | None, typer.Option(
-        "--set", help="Change one rule option, e.g. --set max_hands=1 (repeatable).")] = None,
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
     seed: Annotated[int | None, typer.Option(
         help="Seed of game 1; game g uses seed + g - 1 (default: a fresh random seed per game)."
     )] = None,
@@ -85,15 +98,17 @@ def serve(
     = 5,
     ban_s: Annotated[float, typer.Option(help="How long such an address is refused.",
                                          min=0.0)] = 60.0,
-    sandbox: Annotated[bool, typer.Option(
-        "--sandbox", help="Run local bot programs under bubblewrap.")] = False,
-    deck: Annotated[Path | None, typer.Option(help="Stacked deck file (docs/ENGINE.md).")]
-    = None,
-    dealer: Annotated[int | None, typer.Option(help="First dealer's seat.")] = None,
-    scores: Annotated[str | None, typer.Option(
-        help="Start from these cumulative scores, one per side.")] = None,
-    hand: Annotated[int, typer.Option("--hand", help="Number of the first hand dealt.",
-                                      min=1, max=10000)] = 1,
+    sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
+    deck: DeckOpt = None,
+    dealer: DealerOpt = None,
+    scores: ScoresOpt = None,
+    hand: HandOpt = 1,
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols"
                                              " (a human seat here).")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours.")] = False,
@@ -102,7 +117,6 @@ def serve(
     printed join lines (canasta join), spectators with the spectator's token."""
     import random
 
-    from .. import cli
     from .. import play as playmod
     from ..net.client import server_tls
     from ..net.table import (
@@ -116,49 +130,51 @@ def serve(
     )
     from ..net.tokens import Guard
     from ..players import PLAYERS
+    from ..records import RecordError
     from ..referee import TimeControl
-    from ..replay import RecordError
     from ..seats.contain import hide
+    from .play import _confirm_programs
     if (tls_cert is None) != (tls_key is None):
-        raise _fail("--tls-cert and --tls-key go together")
+        raise fail("--tls-cert and --tls-key go together")
     if away_level not in PLAYERS:
-        raise _fail(f"--away-level takes {', '.join(PLAYERS)}, not {away_level!r}")
+        raise fail(f"--away-level takes {', '.join(PLAYERS)}, not {away_level!r}")
     if on_failure not in ("default", "forfeit"):
-        raise _fail("--on-failure takes 'default' or 'forfeit'")
-    cli.check_sandbox(sandbox)
+        raise fail("--on-failure takes 'default' or 'forfeit'")
     try:
         tls = server_tls(str(tls_cert), str(tls_key)) if tls_cert and tls_key else None
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
     tokens = None
     try:
         if resume is not None:
             hide(resume.resolve().parent)
-            args = playmod.resume_args(resume)
-            specs, r = args["specs"], args["rules"]
+            setup = playmod.resume_setup(resume)
+            specs, r = setup.specs, setup.rules
             tokens = load_tokens(resume, r.players)
-            cli._confirm_programs(playmod.programs([s for s in specs if not is_remote(s)]),
-                                  trust_seats)
-            first = GamePlan(args["seed"], resume, args["decks"], args["dealer"],
-                             args["prefix"], args["secret"], args["scores"], args["hand_no"])
-            seeds = [args["seed"]]
+            _confirm_programs(playmod.programs([s for s in specs if not is_remote(s)]),
+                              trust_seats)
+            first = GamePlan(setup.seed, resume, setup.decks, setup.dealer, setup.prefix,
+                             setup.secret, setup.scores, setup.hand_no)
+            seeds = [setup.seed]
             plans: Callable[[int], GamePlan | None] = lambda g: first if g == 1 else None  # noqa: E731
         else:
-            r = cli.load_rules(rules, set_)
+            r = load_rules(rules, set_)
             specs = list(seat or [])
             if len(specs) != r.players:
-                raise _fail(f"{r.name} needs {r.players} seats (--seat once per player, e.g."
+                raise fail(f"{r.name} needs {r.players} seats (--seat once per player, e.g."
                             " --seat remote:ana --seat builtin:hard --seat remote:bo --seat"
                             f" builtin:hard), got {len(specs)}")
-            start = cli.load_scores(scores, r)
+            start = load_scores(scores, r)
             from ..match import game_seeds
             seeds = game_seeds(games, seed) if seed is not None else [
                 random.SystemRandom().randrange(10**9) for _ in range(games)]
-            decks = cli.load_decks(deck, r, dealer, seeds[0]) or None
+            decks = load_decks(deck, r, dealer, seeds[0]) or None
             plans = new_plans(seeds, save_dir or playmod.save_dir(), decks, dealer, start, hand)
     except RecordError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
+    setup_box([s for s in specs if not is_remote(s)], sandbox, unboxed, ponder, bot_memory,
+              bot_procs, bot_disk, bot_writable)
     if not any(is_remote(s) for s in specs):
         typer.echo("note: no remote seat: only spectators can join this table", err=True)
     humans = any(s == "human" or s.startswith("human:") for s in specs)
@@ -170,22 +186,22 @@ def serve(
     try:
         table = Table(specs, seeds[0], opts, tokens, out=say, resumed=resume is not None)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     try:
         table.start()
     except OSError as exc:
-        raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     log_dir = (resume.parent if resume is not None else save_dir or playmod.save_dir()) / "logs"
     try:
         _serve(table, specs, r, seeds[0], plans, say, terminal, sandbox,
                TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms),
                "forfeit" if on_failure == "forfeit" else "default", log_dir)
     except JoinTimeout as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: what to resume was said
         raise typer.Exit(130) from None
     except (RecordError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     finally:
         table.close()
 
@@ -252,8 +268,12 @@ def join(
     = None,
     retry_s: Annotated[float, typer.Option(
         help="After a dropped connection, keep joining again for this long.", min=0.0)] = 60.0,
-    sandbox: Annotated[bool, typer.Option(
-        "--sandbox", help="With --bot: run the bot under bubblewrap.")] = False,
+    sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
     bot_log: Annotated[Path | None, typer.Option(
         help="With --bot: the file for the bot's stderr (default: this terminal).")] = None,
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols.")]
@@ -267,27 +287,29 @@ def join(
     from ..net.client import watch as watch_
     from ..net.wire import parse_address
     if bot is not None and watch:
-        raise _fail("--bot and --watch do not go together")
+        raise fail("--bot and --watch do not go together")
     try:
         where = parse_address(address)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     host, port = where
     try:
         ctx = tls_context(str(tls_ca) if tls_ca else None) if (tls or tls_ca) else None
     except JoinError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if bot is not None:
         import asyncio
 
-        from .. import cli
         from ..net.botpipe import pipe
-        cli.check_sandbox(sandbox)
+        # Boxed like any bot this program starts (a bot at a table cannot ponder: its
+        # clock runs on the server, which cannot freeze it).
+        setup_box([bot], sandbox, unboxed, True, bot_memory, bot_procs, bot_disk,
+                  bot_writable)
         log = bot_log or (Path("/dev/stderr") if os.path.exists("/dev/stderr") else None)
         try:
             why = asyncio.run(pipe(host, port, token, ctx, bot, sandbox, log, typer.echo))
         except JoinError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         typer.echo(f"bot left the table: {why}")
         return
     try:
@@ -303,7 +325,7 @@ def join(
                           again)
         table.terminal.show(f"== {why}")
     except JoinError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except Left as left:
         typer.echo(f"You left the table; the game goes on without you (a stand-in plays after"
                    f" the host's away time). {left}")

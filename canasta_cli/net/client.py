@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import Move, format_move
-from ..describe import describe_event
+from ..event_text import describe_event
 from ..protocol.messages import PROTOCOL
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from ..seats.base import Interrupted, Message

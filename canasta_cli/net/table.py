@@ -10,11 +10,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ..core import Ruleset
-from ..files import write_private
 from ..play import new_save_path, secret_path, secrets_dir
+from ..private_files import write_private
+from ..records import RecordWriter
 from ..referee import FailurePolicy, GameResult, Referee, TimeControl
 from ..seats import make_seat
 from ..seats.base import Seat
@@ -50,6 +51,18 @@ def load_tokens(record: Path, players: int) -> TokenBook | None:
     return TokenBook.from_json(data, players)
 
 
+class PublicTee(RecordWriter):
+    """The record, and each line of it that is public goes to the spectators as written."""
+
+    def __init__(self, path: Path, gallery: Gallery) -> None:
+        super().__init__(path)
+        self.gallery = gallery
+
+    def write(self, line: dict[str, Any]) -> None:
+        super().write(line)
+        self.gallery.publish(line)
+
+
 class TableReferee(Referee):
     """The referee, and the spectators get each public record line as it is written."""
 
@@ -58,9 +71,10 @@ class TableReferee(Referee):
         super().__init__(seats, rules, time_control, on_failure)
         self.gallery = gallery
 
-    def _write(self, record: IO[str] | None, obj: dict[str, Any]) -> None:  # type: ignore[override]
-        Referee._write(record, obj)
-        self.gallery.publish(obj)
+    def _open_record(self, game: int, path: Path | None = None) -> RecordWriter | None:
+        if path is None:
+            return super()._open_record(game, path)
+        return PublicTee(path, self.gallery)
 
 
 @dataclass

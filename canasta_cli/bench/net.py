@@ -5,6 +5,7 @@ referee; rounds interleaved (direct, table, direct, table...), one one-hand game
 from __future__ import annotations
 
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -13,12 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import TYPE_CHECKING, Annotated
 
-from ..core import CLASSIC
-from ..referee import Referee, TimeControl
-from ..seats import SubprocessSeat, builtin_seat
-from ..seats.base import Message, Seat
-from .table import GamePlan, Table, TableOptions, build_seats, play_games
+import typer
+
+from .example_bot import BotOpt, bench_bot
+
+if TYPE_CHECKING:
+    from ..seats.base import Message, Seat
+
+
+def register(bench_app: typer.Typer) -> None:
+    bench_app.command("net")(bench_net_cmd)
 
 
 @dataclass
@@ -46,6 +53,9 @@ def _timing(seat: Seat, into: list[float]) -> None:
 
 
 def _direct(bot: str, seed: int) -> list[float]:
+    from ..core import CLASSIC
+    from ..referee import Referee, TimeControl
+    from ..seats import SubprocessSeat, builtin_seat
     times: list[float] = []
     seat = SubprocessSeat(bot, name="bot")
     _timing(seat, times)
@@ -60,8 +70,11 @@ def _direct(bot: str, seed: int) -> list[float]:
 
 
 def _through_table(bot: str, seed: int, tmp: Path) -> tuple[list[float], list[float]]:
+    from ..core import CLASSIC
+    from ..net.table import GamePlan, Table, TableOptions, build_seats, play_games
+    from ..referee import TimeControl
     specs = ["remote", "builtin:random", "builtin:random", "builtin:random"]
-    table = Table(specs, seed, TableOptions(port=0), out=lambda text: None)
+    table = Table(specs, seed, TableOptions(port=0, join_timeout_s=30.0), out=lambda t: None)
     table.start()
     client = subprocess.Popen(
         [sys.executable, "-m", "canasta_cli.cli", "join", f"127.0.0.1:{table.hub.port}",
@@ -69,7 +82,6 @@ def _through_table(bot: str, seed: int, tmp: Path) -> tuple[list[float], list[fl
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     times: list[float] = []
     try:
-        table.opts.join_timeout_s = 30.0
         table.wait_joined()
         seats = build_seats(table, specs, seed, tmp, None, False)
         _timing(seats[0], times)
@@ -101,3 +113,31 @@ def bench_net(bot: str, rounds: int, seed: int, say: Callable[[str], None]) -> N
                 f" {statistics.median(table):.3f} ms ({len(table)} decisions), ratio"
                 f" {out.ratios()[-1]:.2f}x; load {os.getloadavg()[0]:.2f}")
     return out
+
+
+def bench_net_cmd(
+    bot: BotOpt = "",
+    rounds: Annotated[int, typer.Option(help="Rounds of one one-hand game each way.", min=1)]
+    = 5,
+    seed: int = 0,
+) -> None:
+    """Round trip per decision of a bot joined over TCP to a local table (canasta join --bot)
+    against the same bot as a subprocess of the referee: interleaved rounds, the ratio per
+    round and its median, the load average."""
+    argv = bench_bot(bot)
+    if argv[0].startswith("builtin:"):
+        from ..commands.options import fail
+        raise fail("bench net times a bot program: pass --bot 'COMMAND'")
+    command = shlex.join(argv)
+    typer.echo(f"load average at start: {os.getloadavg()[0]:.2f}; bot: {command}")
+    b = bench_net(command, rounds, seed, typer.echo)
+    ratios = b.ratios()
+    direct = [t for r in b.direct for t in r]
+    table = [t for r in b.table for t in r]
+    typer.echo(f"direct (subprocess):   median {statistics.median(direct):.3f} ms per decision")
+    typer.echo(f"through a local table: median {statistics.median(table):.3f} ms per decision"
+               + (f"; TCP's round-trip estimate median {statistics.median(b.rtt_ms):.3f} ms"
+                  if b.rtt_ms else ""))
+    typer.echo(f"ratio: median {statistics.median(ratios):.2f}x (min {min(ratios):.2f}, max"
+               f" {max(ratios):.2f}, {len(ratios)} rounds); load average at end"
+               f" {os.getloadavg()[0]:.2f}")
