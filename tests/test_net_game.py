@@ -118,3 +118,21 @@ def test_two_people_a_remote_bot_and_a_builtin_play_a_hand(tmp_path: Path) -> No
     assert "draws a card" in seen and " is dealt 11 cards" in seen
     assert "is dealt" not in seen.replace("is dealt 11 cards", "")
     assert "network round trip median" in out and "a person, joined 1 time(s)" in out
+
+
+def test_a_match_at_a_table_keeps_the_remote_bot_for_every_game(tmp_path: Path) -> None:
+    proc, tokens, address = serve("--games", "2", "--seed", "30", "--set", "max_hands=1",
+                                  "--save-dir", str(tmp_path), "--seat", "remote", "--seat",
+                                  "builtin:random", "--seat", "builtin:random", "--seat",
+                                  "builtin:random")
+    bot = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "join", address, "--token",
+                          tokens["0"], "--bot", f"{sys.executable} bots/random_bot.py"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+    assert bot.returncode == 0, bot.stderr
+    out, _ = proc.communicate(timeout=WAIT)
+    assert "Game 1 over" in out and "Game 2 over" in out, out
+    records = sorted(tmp_path.glob("*.jsonl"))
+    assert len(records) == 2
+    for record in records:
+        lines = record_of(record)
+        assert lines[-1]["seats"][0]["status"] == "OK" and lines[-1]["reason"] == "hand_limit"

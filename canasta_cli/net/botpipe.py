@@ -12,14 +12,11 @@ import asyncio
 import contextlib
 import os
 import ssl
-import threading
 from pathlib import Path
 
 from ..seats.subprocess_seat import SubprocessSeat
 from .client import JoinError
 from .wire import HANDSHAKE_LINE, join_message
-
-MAX_WAITING = 8 << 20  # bytes from the table the bot has not read yet
 
 
 async def _handshake(host: str, port: int, token: str, tls: ssl.SSLContext | None
@@ -52,22 +49,6 @@ async def _handshake(host: str, port: int, token: str, tls: ssl.SSLContext | Non
     return reader, writer, welcome, rest
 
 
-def _bot_to_table(fd: int, loop: asyncio.AbstractEventLoop, writer: asyncio.StreamWriter,
-                  done: asyncio.Event) -> None:
-    """On a thread: the bot's stdout, as it comes, onto the connection."""
-    try:
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            loop.call_soon_threadsafe(writer.write, chunk)
-    finally:
-        loop.call_soon_threadsafe(done.set)
-
-
 async def pipe(host: str, port: int, token: str, tls: ssl.SSLContext | None, command: str,
                sandbox: bool = False, stderr_log: Path | None = None,
                said: object = print) -> str:
@@ -82,12 +63,27 @@ async def pipe(host: str, port: int, token: str, tls: ssl.SSLContext | None, com
         writer.close()
         raise JoinError(f"cannot start the bot: {getattr(seat, '_dead', None) or command}")
     stdin, stdout = proc.stdin.fileno(), proc.stdout.fileno()
-    os.set_blocking(stdin, True)
-    os.set_blocking(stdout, True)
+    os.set_blocking(stdin, False)
+    os.set_blocking(stdout, False)
     loop = asyncio.get_running_loop()
     bot_done = asyncio.Event()
-    threading.Thread(target=_bot_to_table, args=(stdout, loop, writer, bot_done),
-                     daemon=True, name="bot-out").start()
+
+    def bot_said() -> None:
+        """The bot's stdout, as it comes, onto the connection (on the loop: no thread)."""
+        while True:
+            try:
+                chunk = os.read(stdout, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                loop.remove_reader(stdout)
+                bot_done.set()
+                return
+            writer.write(chunk)
+
+    loop.add_reader(stdout, bot_said)
     why = "the table closed the connection"
     try:
         chunk = rest
@@ -96,7 +92,7 @@ async def pipe(host: str, port: int, token: str, tls: ssl.SSLContext | None, com
         while True:
             if chunk:
                 try:
-                    await asyncio.to_thread(_write_all, stdin, chunk)
+                    await _to_bot(loop, stdin, chunk)
                 except OSError:
                     why = "the bot closed its input"
                     break
@@ -114,6 +110,7 @@ async def pipe(host: str, port: int, token: str, tls: ssl.SSLContext | None, com
         down.cancel()
         ended.cancel()
     finally:
+        loop.remove_reader(stdout)
         with contextlib.suppress(Exception):
             await writer.drain()
         writer.close()
@@ -125,8 +122,17 @@ async def pipe(host: str, port: int, token: str, tls: ssl.SSLContext | None, com
     return why
 
 
-def _write_all(fd: int, data: bytes) -> None:
+async def _to_bot(loop: asyncio.AbstractEventLoop, fd: int, data: bytes) -> None:
+    """Write to the bot's stdin without blocking the loop; waits while the pipe is full
+    (TCP then holds what the table sends)."""
     view = memoryview(data)
     while view:
-        n = os.write(fd, view)
-        view = view[n:]
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            ready = loop.create_future()
+            loop.add_writer(fd, ready.set_result, None)
+            try:
+                await ready
+            finally:
+                loop.remove_writer(fd)
