@@ -172,3 +172,36 @@ def test_a_bot_that_drops_crashed_and_is_not_taken_back(tmp_path: Path) -> None:
     assert "connection closed" in result["seats"][0]["errors"][0]
     assert again.welcome["type"] == "refused" and "out for this match" in \
         again.welcome["reason"]
+
+
+def _fake_table(lines: list[bytes]) -> int:
+    """A 'table' that welcomes anyone, then says ``lines`` and hangs up."""
+    import threading
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def run() -> None:
+        conn, _ = server.accept()
+        conn.recv(4096)
+        conn.sendall(b'{"type": "welcome", "role": "player", "seat": 0, "name": "x"}\n'
+                     + b"".join(x + b"\n" for x in lines))
+        conn.close()
+        server.close()
+
+    threading.Thread(target=run, daemon=True).start()
+    return int(server.getsockname()[1])
+
+
+def test_the_clients_survive_a_hostile_table() -> None:
+    from canasta_cli.net.client import Link, play_person, watch
+    from canasta_cli.seats.human import SharedTable
+    from canasta_cli.ui.prompt import Terminal
+    from canasta_cli.ui.render import Style
+    junk = [b'{"type": "event", "event": {"type": "meld"}}', b'{"type": "move", "seat": "x"}',
+            b'not json', b'{"type": "result", "scores": 5}', b"[" * 50_000]
+    shown: list[str] = []
+    assert watch(Link("127.0.0.1", _fake_table(junk), "t", "watch"), shown.append)
+    assert any("cannot show" in s for s in shown)
+    port = _fake_table([b'{"type": "act", "id": 1}'])
+    table = SharedTable(Terminal(False), Style(color=False))
+    why = play_person(lambda: Link("127.0.0.1", port, "t", "person"), table, 0.0, "")
+    assert "cannot read" in why

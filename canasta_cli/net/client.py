@@ -27,9 +27,10 @@ from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from ..seats.base import Interrupted, Message
 from ..seats.human import HumanSeat, SharedTable
 from ..ui.prompt import Terminal
-from .wire import HANDSHAKE_LINE, LineTooLong, Splitter, join_message, line
+from .wire import LineTooLong, Splitter, join_message, line
 
 CONNECT_S = 10.0
+_UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 class JoinError(Exception):
@@ -60,7 +61,7 @@ class Link:
             sock.close()
             raise JoinError(f"TLS with {host}:{port} failed: {exc}") from None
         self.sock = sock
-        self.split = Splitter(HANDSHAKE_LINE)
+        self.split = Splitter(MAX_LINE)
         self.pending: deque[bytes] = deque()
         self.busy = False  # asking the server something (the prompt's alarm keeps quiet)
         self.send_raw(join_message(token, client))
@@ -77,7 +78,6 @@ class Link:
             self.close()
             raise JoinError(f"{host}:{port} does not look like a canasta table")
         self.welcome = welcome
-        self.split.limit = MAX_LINE
         self.sock.settimeout(None)
 
     def send_raw(self, data: bytes) -> None:
@@ -213,6 +213,9 @@ def play_person(connect: Connect, table: SharedTable, retry_s: float,
             return _converse(link, seat, rejoin_hint)
         except Lost:
             link.close()
+        except _UNREADABLE as exc:  # a message of a shape this client does not know
+            link.close()
+            return f"the table sent a message this client cannot read ({type(exc).__name__})"
         show(style.warn(f"The connection to the table was lost; joining again (up to"
                         f" {retry_s:g} s)..."))
         again = _reconnect(connect, retry_s)
@@ -348,23 +351,32 @@ def watch(link: Link, show: Callable[[str], None]) -> str:
             msg = link.read()
         except Lost:
             return "the connection to the table ended"
-        kind = msg.get("type")
-        if kind == "header":
-            names = [str(n) for n in msg.get("seats", [])]
-            show(f"== Game {msg.get('game')}: " + ", ".join(label(i) for i in range(len(names))))
-        elif kind == "move":
-            by = msg.get("by")
-            extra = f" (by {by})" if by in ("default", "stand-in") else ""
-            show(f"--> {label(int(msg.get('seat', -1)))}: {msg.get('move')}{extra}")
-        elif kind == "event" and isinstance(msg.get("event"), dict):
-            show("    " + describe_event(msg["event"], label))
-        elif kind == "result":
-            show(f"== Game over ({msg.get('reason')}): scores "
-                 + " / ".join(str(s) for s in msg.get("scores") or []))
-        elif kind == "notice":
-            show(f"[table] {str(msg.get('text'))[:300]}")
-        elif kind == "bye":
-            return "the table closed"
+        try:
+            if _public(msg, show, names, label):
+                return "the table closed"
+        except _UNREADABLE:
+            show("    (a message this client cannot show)")
+
+
+def _public(msg: Message, show: Callable[[str], None], names: list[str],
+            label: Callable[[int], str]) -> bool:
+    """Show one public line; True at the table's bye."""
+    kind = msg.get("type")
+    if kind == "header":
+        names[:] = [str(n) for n in msg.get("seats", [])]
+        show(f"== Game {msg.get('game')}: " + ", ".join(label(i) for i in range(len(names))))
+    elif kind == "move":
+        by = msg.get("by")
+        extra = f" (by {by})" if by in ("default", "stand-in") else ""
+        show(f"--> {label(int(msg.get('seat', -1)))}: {msg.get('move')}{extra}")
+    elif kind == "event" and isinstance(msg.get("event"), dict):
+        show("    " + describe_event(msg["event"], label))
+    elif kind == "result":
+        show(f"== Game over ({msg.get('reason')}): scores "
+             + " / ".join(str(s) for s in msg.get("scores") or []))
+    elif kind == "notice":
+        show(f"[table] {str(msg.get('text'))[:300]}")
+    return kind == "bye"
 
 
 def tls_context(ca: str | None) -> ssl.SSLContext:

@@ -87,6 +87,8 @@ class Guard:
         if len(self._bad) > 10_000:  # a spray of addresses: forget the oldest
             self._bad.pop(next(iter(self._bad)))
         if len(seen) >= self.limit:
+            if len(self._banned) > 10_000:
+                self._banned.pop(next(iter(self._banned)))
             self._banned[address] = now + self.ban_s
             seen.clear()
             return True

@@ -52,12 +52,6 @@ class Splitter:
             raise LineTooLong(f"line longer than the {self.limit}-byte limit")
         return lines
 
-    def rest(self) -> bytes:
-        """What came after the last whole line."""
-        out = bytes(self._buf)
-        self._buf.clear()
-        return out
-
 
 def line(msg: dict[str, Any]) -> bytes:
     return (json.dumps(msg, separators=(",", ":")) + "\n").encode("utf-8")
