@@ -10,7 +10,6 @@ allows hints.  A dropped connection is joined again with the same token.
 from __future__ import annotations
 
 import contextlib
-import json
 import select
 import socket
 import ssl
@@ -396,7 +395,3 @@ def server_tls(cert: str, key: str) -> ssl.SSLContext:
     except (OSError, ssl.SSLError) as exc:
         raise ValueError(f"--tls-cert/--tls-key: {exc}") from None
     return ctx
-
-
-def dumps(msg: Message) -> str:
-    return json.dumps(msg, separators=(",", ":"))

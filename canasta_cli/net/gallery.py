@@ -43,10 +43,6 @@ class Gallery:
         self._lines: list[bytes] = []
         self._watchers: dict[Conn, int] = {}  # connection -> lines it sent (ignored)
 
-    @property
-    def watching(self) -> int:
-        return len(self._watchers)
-
     def publish(self, obj: dict[str, Any]) -> None:
         shown = public_line(obj)
         if shown is None:

@@ -261,7 +261,3 @@ def new_plans(seeds: list[int], save_dir: Path, decks: list[list[int]] | None,
         return GamePlan(seeds[g - 1], new_save_path(save_dir), decks if g == 1 else None,
                         dealer if g == 1 else None, None, None, scores, hand_no)
     return plan
-
-
-def save_dir_of(path: Path) -> Path:
-    return path.parent
