@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from . import limits
 from .core import (
     PRESETS,
     DeckFileError,
@@ -26,6 +28,8 @@ from .core import (
     preset,
 )
 from .describe import describe_event
+from .files import os_message
+from .safetext import visible
 from .seats.contain import hide
 
 if TYPE_CHECKING:
@@ -106,14 +110,19 @@ def check_dealer(dealer: int | None, rules: Ruleset) -> None:
                     f" {rules.players} players), got {dealer}")
 
 
+DECK_CAP = 1 << 20  # bytes: a deck file lists a few hundred cards per hand
+
+
 def load_decks(path: Path | None, rules: Ruleset, dealer: int | None,
                seed: int) -> list[list[int]]:
     """A stacked-deck file for --deck, or a clear error naming the file."""
     check_dealer(dealer, rules)
     if path is None:
         return []
+    from .files import read_input
     try:
-        return parse_deck_text(path.read_text(encoding="utf-8"), rules, dealer, seed)
+        text = read_input(path, DECK_CAP, "a deck file").decode("utf-8")
+        return parse_deck_text(text, rules, dealer, seed)
     except OSError as exc:
         raise _fail(f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
@@ -227,6 +236,7 @@ def play(
     from .referee import TimeControl
     from .replay import RecordError
     check_sandbox(sandbox)
+    _bounded(limits.check_directory, "--save-dir", save_dir)
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
@@ -287,7 +297,7 @@ def _confirm_programs(commands: list[str], trusted: bool) -> None:
     import sys as _sys
     if not commands or trusted:
         return
-    listing = "\n".join(f"  {c}" for c in commands)
+    listing = "\n".join(f"  {visible(c)}" for c in commands)
     if not _sys.stdin.isatty():
         raise _fail(f"this save starts these programs:\n{listing}\nrun them only if you trust"
                     " them: add --trust-seats")
@@ -312,6 +322,7 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
          hand: HandOpt = 1,
          ) -> None:
     """Watch built-in random players play a whole game; prints each hand's scores."""
+    _bounded(limits.check_delay, delay)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
     r = load_rules(rules, set_)
@@ -406,6 +417,8 @@ def match(
         raise _fail("--on-failure takes 'default' or 'forfeit'")
     start = load_scores(scores, r)
     check_sandbox(sandbox)
+    _bounded(limits.check_match, seat, games, startup_ms, decision_ms, bank_ms, spin_us,
+             record, transcript)
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     hide(*(d for d in (record, transcript) if d is not None))
     try:
@@ -414,6 +427,8 @@ def match(
                            spin_us, sandbox, start, hand)
     except ValueError as exc:
         raise _fail(str(exc)) from None
+    except OSError as exc:  # a full disk under --record: the lines written so far are kept
+        raise _fail(f"cannot write {visible(os_message(exc))}") from None
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
         return
@@ -424,16 +439,16 @@ def match(
     typer.echo(f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats")
     for row in result.side_table():
         typer.echo(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
-                   f"{row['mean_per_hand']:>10.1f}  {', '.join(row['seats'])}")
+                   f"{row['mean_per_hand']:>10.1f}  {visible(', '.join(row['seats']))}")
     draws = sum(1 for g in result.games if g.winner is None)
     if draws:
         typer.echo(f"draws: {draws}")
     for i, rep in enumerate(result.seat_summary()):
         if rep["status"] != "OK" or rep["failures"]:
-            typer.echo(f"seat {i} ({rep['name']}): {rep['status']} "
+            typer.echo(f"seat {i} ({visible(rep['name'])}): {rep['status']} "
                        + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))
             for err in rep["errors"][:3]:
-                typer.echo(f"    {err}")
+                typer.echo(f"    {visible(err)}")
     where = f"records in {record}" if record else f"bot stderr logs in {result.log_dir}"
     typer.echo(where)
 
@@ -568,6 +583,7 @@ def tournament(
         Executor,
         InlineExecutor,
         LocalExecutor,
+        ResultsError,
         default_concurrency,
         run_tournament,
         stderr_progress,
@@ -593,7 +609,9 @@ def tournament(
     except ValueError as exc:
         raise _fail(f"--sprt-unit: {exc}") from None
     check_sandbox(sandbox)
-    seed = _tournament_seed(out, seed)
+    _bounded(limits.check_tournament, bots, format_, games, r.players, r.partnerships,
+             concurrency, cluster is not None, decision_ms, bank_ms, elo1)
+    seed = _tournament_seed(out, seed, bots)
     hide(out)
     k = concurrency or default_concurrency()
     executor: Executor
@@ -607,7 +625,10 @@ def tournament(
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
                                reuse_bots, sandbox,
-                               warn=lambda m: typer.echo(f"warning: {m}", err=True))
+                               warn=lambda m: typer.echo(f"warning: {visible(m)}", err=True))
+    except (OSError, ResultsError) as exc:
+        executor.abort()  # a full disk, unreadable results: the rows written so far are kept
+        raise _fail(visible(os_message(exc) if isinstance(exc, OSError) else str(exc))) from None
     except BaseException:
         executor.abort()  # interrupted: games in progress are dropped, finished ones are kept
         raise
@@ -615,33 +636,43 @@ def tournament(
     import sys as _sys
     _sys.stderr.write("\n")
     summary = report.summarize(state, bots, r, format_, games, seed, test)
-    report.write(summary, out)
+    try:
+        report.write(summary, out)
+    except OSError as exc:
+        raise _fail(f"cannot write the results: {visible(os_message(exc))}") from None
     if as_json:
         typer.echo((out / "results.json").read_text(encoding="utf-8"))
     else:
         typer.echo(report.render(summary))
         typer.echo(f"results in {out}/results.json, standings.csv, crosstable.csv")
+    from .tournament.outdir import release
+    release(out)
 
 
-def _tournament_seed(out: Path, seed: int | None) -> int:
-    """The master seed: given, or drawn at random the first time; kept in the output
-    directory (owner-only, hidden from bots) so that running the command again resumes."""
-    import secrets as _secrets
-    path = out / "seed.json"
-    stored: int | None = None
-    if path.exists():
-        try:
-            stored = int(json.loads(path.read_text(encoding="utf-8"))["seed"])
-        except (OSError, ValueError, KeyError, TypeError):
-            raise _fail(f"{path} is damaged: remove it, or pass the tournament's --seed") from None
-    if seed is not None and stored is not None and seed != stored:
-        raise _fail(f"{out} holds a tournament with another seed ({stored}): use another --out")
-    chosen = seed if seed is not None else stored if stored is not None else \
-        _secrets.randbelow(2**63)
-    if stored is None:
-        from .files import write_private
-        write_private(path, json.dumps({"seed": chosen}) + "\n")
-    return chosen
+def _tournament_seed(out: Path, seed: int | None, bots: dict[str, str]) -> int:
+    """The master seed (see tournament/outdir.py), once ``out`` is this run's alone."""
+    from .tournament.outdir import OutDirError, bot_files_inside, hold, tournament_seed
+    _bounded(limits.check_directory, "--out", out)
+    inside = bot_files_inside(out, bots)
+    if inside is not None:
+        raise _fail(f"--out {visible(str(out))!r} holds {visible(inside[1])!r}, a file of bot"
+                    f" {visible(inside[0])!r}: that bot would see the tournament's seed and"
+                    " results there; give --out a folder of its own (e.g. --out results)")
+    try:
+        hold(out)
+        return tournament_seed(out, seed)
+    except OutDirError as exc:
+        raise _fail(visible(str(exc))) from None
+    except OSError as exc:
+        raise _fail(visible(os_message(exc))) from None
+
+
+def _bounded(check: Callable[..., None], *args: Any) -> None:
+    """Run a check of limits.py: a value out of bounds is a one-line error."""
+    try:
+        check(*args)
+    except limits.LimitError as exc:
+        raise _fail(visible(str(exc))) from None
 
 
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True, rich_markup_mode=None)
@@ -654,6 +685,8 @@ def bot_check(command: Annotated[str, typer.Argument(help="The bot's command lin
               sandbox: SandboxOpt = False) -> None:
     """Conformance check: the handshake, every request type and the rule edges."""
     from .botcheck import run_checks
+    _bounded(limits.check_command, command)
+    _bounded(limits.check_ms, "--timeout-ms", timeout_ms)
     check_sandbox(sandbox)
     checks = run_checks(command, timeout_ms / 1000, sandbox)
     for c in checks:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .core import Ruleset, parse_card_sequence
+from .files import read_input
 from .names import split_name
 from .referee import GameResult, Referee, TimeControl
 from .replay import RecordError, load_record, replay, sealed_parts
@@ -80,9 +81,14 @@ def load_secret(path: Path, lines: list[dict[str, Any]]) -> dict[str, Any]:
         raise RecordError(f"{path}: the seed of this unfinished game is kept in {where}, which"
                           " is missing")
     try:
-        secret = json.loads(where.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RecordError(f"{where}: cannot read the saved game's seed: {exc}") from None
+        secret = json.loads(read_input(where, 1 << 20, "a saved game's seed", follow=False)
+                            .decode("utf-8"))
+    except OSError as exc:
+        raise RecordError(f"{where}: cannot read the saved game's seed: {exc.strerror}"
+                          ) from None
+    except (ValueError, RecursionError) as exc:
+        raise RecordError(f"{where}: cannot read the saved game's seed:"
+                          f" {str(exc)[:80]}") from None
     if not isinstance(secret, dict):
         raise RecordError(f"{where}: not a saved game's seed")
     return secret

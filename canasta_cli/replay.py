@@ -10,6 +10,7 @@ from typing import Any
 from .core import GameState, Ruleset, apply, new_game, parse_card_sequence, parse_move
 from .core.cards import KIND_OF
 from .core.events import Event
+from .files import read_input
 
 
 class RecordError(ValueError):
@@ -31,6 +32,7 @@ class Replay:
 
 
 MAX_RECORD_LINE = 1 << 22  # bytes: a record's lines are far shorter; longer is damage
+MAX_RECORD = 1 << 26  # bytes (64 MiB): the longest game (200 hands) writes a few MiB
 
 
 class RecordLines(list[dict[str, Any]]):
@@ -43,7 +45,7 @@ def load_record(path: Path, torn_ok: bool = False) -> RecordLines:
     """The lines of a game record.  Damage is a RecordError naming the file and line; with
     ``torn_ok`` a last line cut short by a crash (no newline, not JSON) is left out."""
     try:
-        data = path.read_bytes()
+        data = read_input(path, MAX_RECORD, "a game record")
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror}") from None
     raw_lines = data.split(b"\n")
