@@ -284,6 +284,8 @@ def play(
         raise _fail(str(exc)) from None
     except ValueError as exc:
         raise _fail(str(exc)) from None
+    except OSError as exc:  # the save cannot be written (a full disk, a link in its place)
+        raise _fail(f"cannot write {visible(os_message(exc))}") from None
     if result.reason == "saved":
         table.terminal.show(f"Game saved to {record}\nResume with:"
                             f" {playmod.resume_command(record)}")

@@ -65,7 +65,8 @@ def open_private(path: Path) -> IO[str]:
     """``path`` as a new owner-only file open for writing; its directory is created
     owner-only if it is new."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return os.fdopen(_fresh_fd(path), "w", encoding="utf-8")
+    return open(path, "w", encoding="utf-8",  # noqa: SIM115 - the caller closes it
+                opener=lambda name, flags: _fresh_fd(Path(name)))
 
 
 def write_private(path: Path, text: str | bytes) -> None:

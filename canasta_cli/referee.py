@@ -464,5 +464,9 @@ class Referee:
     @staticmethod
     def _write(record: IO[str] | None, obj: dict[str, Any]) -> None:
         if record is not None:
-            record.write(json.dumps(obj, separators=(",", ":")) + "\n")
-            record.flush()
+            try:
+                record.write(json.dumps(obj, separators=(",", ":")) + "\n")
+                record.flush()
+            except OSError as exc:  # a full disk: say which file
+                exc.filename = exc.filename or record.name
+                raise

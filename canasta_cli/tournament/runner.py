@@ -248,7 +248,7 @@ class ResultsError(ValueError):
     """games.jsonl cannot be the results of this tournament; the message is one line."""
 
 
-def _read_rows(path: Path, cap: int, warn: Callable[[str], None] | None,
+def _read_rows(path: Path, cap: int, warn: Callable[[str], None],
                rejected: list[bytes]) -> Iterator[tuple[int, object]]:
     """Each line of games.jsonl with its number, parsed (None: not a JSON object line); a
     line too long, not JSON or cut short by a crash is reported, set aside and skipped."""
@@ -263,15 +263,13 @@ def _read_rows(path: Path, cap: int, warn: Callable[[str], None] | None,
                 while raw and not raw.endswith(b"\n"):
                     raw = f.readline(MAX_ROW + 1)
                 rejected.append(b'{"too long": true}')
-                if warn:
-                    warn(f"{path}:{no}: a line over {MAX_ROW} bytes; that game is played again")
+                warn(f"{path}:{no}: a line over {MAX_ROW} bytes; that game is played again")
                 continue
             if not raw.endswith(b"\n"):
                 if raw.strip():
                     rejected.append(raw)
-                    if warn:
-                        warn(f"{path}:{no}: a line cut short (an interrupted run); that game"
-                             " is played again")
+                    warn(f"{path}:{no}: a line cut short (an interrupted run); that game is"
+                         " played again")
                 return
             line = raw[:-1]
             if not line.strip():
@@ -280,8 +278,7 @@ def _read_rows(path: Path, cap: int, warn: Callable[[str], None] | None,
                 row = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
             except (ValueError, RecursionError):
                 rejected.append(line)
-                if warn:
-                    warn(f"{path}:{no}: not a JSON line; that game is played again")
+                warn(f"{path}:{no}: not a JSON line; that game is played again")
                 continue
             yield no, row
 
@@ -304,9 +301,10 @@ def load_done(path: Path, tasks: list[Task], rules: Ruleset,
         return done
     by_key = {t.key: t for t in tasks}
     rejected: list[bytes] = []
+    notes: list[str] = []  # told once the file is known to be this tournament's
     other_seed = 0
     cap = MAX_ROW * (len(tasks) + 64)
-    for no, row in _read_rows(path, cap, warn, rejected):
+    for no, row in _read_rows(path, cap, notes.append, rejected):
         key = row.get("key") if isinstance(row, dict) else None
         task = by_key.get(key) if isinstance(key, str) else None
         problem = row_problem(row, task, rules)
@@ -316,8 +314,7 @@ def load_done(path: Path, tasks: list[Task], rules: Ruleset,
             if task is not None and isinstance(row, dict) and row.get("seed") != task.seed:
                 other_seed += 1
             rejected.append(json.dumps(row, separators=(",", ":")).encode())
-            if warn:
-                warn(f"{path}:{no}: {problem}; that game is played again")
+            notes.append(f"{path}:{no}: {problem}; that game is played again")
             continue
         done[row["key"]] = row
     if other_seed and not done:
@@ -325,6 +322,9 @@ def load_done(path: Path, tasks: list[Task], rules: Ruleset,
                            " another): the tournament's seed.json was changed or replaced, or"
                            " these are another tournament's results; restore seed.json, or"
                            " use another --out")
+    if warn is not None:
+        for note in notes:
+            warn(note)
     if rejected:
         bad = path.with_name("games.rejected.jsonl")
         fd = open_append(bad)
