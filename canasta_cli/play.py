@@ -171,7 +171,7 @@ def resume_args(path: Path) -> dict[str, Any]:
                 "dealer": int(header.get("dealer", secret.get("dealer", 0))), "decks": decks,
                 "prefix": moves,
                 "secret": secrets_dir() / str(secret_name) if secret_name else None}
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise RecordError(f"{path}: bad header: {exc}") from None
 
 

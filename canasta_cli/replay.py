@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,14 @@ def load_record(path: Path, torn_ok: bool = False) -> RecordLines:
     return lines
 
 
+def _finite(text: str) -> float:
+    """A number of a record: 1e400 (infinity) and NaN are damage, not numbers."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]} is out of range")
+    return value
+
+
 def _record_line(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_RECORD_LINE:
         raise ValueError(f"a line of {len(raw)} bytes is not a record line")
@@ -77,7 +86,7 @@ def _record_line(raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ValueError("not text (the file is not a game record)") from None
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, parse_float=_finite, parse_constant=_finite)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     except ValueError as exc:

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from canasta_cli import limits
@@ -83,6 +84,17 @@ def test_a_huge_sparse_file_is_refused_by_its_size(tmp_path: Path, use: str) -> 
     with open(big, "wb") as f:
         f.truncate(1 << 30)  # 1 GiB that takes no disk: read whole, it took the memory
     one_error(canasta(*INPUTS[use](big)), "big: 1.0 GiB, more than", "at most")
+
+
+@pytest.mark.parametrize(("old", "new"), [('"type":"reveal","seed":', '"type":"reveal","seed":1e400,"x":'),
+                                          ('"type":"reveal","seed":', '"type":"reveal","seed":NaN,"x":')])
+def test_a_record_number_out_of_range_is_one_line(tmp_path: Path, record: Path, old: str,
+                                                  new: str) -> None:
+    bad = tmp_path / "bad.jsonl"
+    text = record.read_text()
+    assert old in text
+    bad.write_text(text.replace(old, new))
+    one_error(canasta("replay", "--verify", str(bad)), "bad.jsonl:", "not JSON")
 
 
 def test_a_directory_is_refused(tmp_path: Path) -> None:
@@ -224,6 +236,18 @@ EVIL = {
 }
 
 
+def on_terminal(*args: str) -> tuple[int, str]:
+    """Run ``canasta`` with a pseudo-terminal as its stdout and stderr, as a person would:
+    escape codes are only stripped (by click) when the output is not a terminal."""
+    child = pexpect.spawn(CANASTA, list(args), encoding="utf-8", timeout=HANG_GUARD,
+                          env={**os.environ, "TERM": "xterm"}, dimensions=(50, 200))
+    child.expect(pexpect.EOF)
+    child.close()
+    text = child.before or ""
+    assert "Traceback" not in text, text
+    return int(child.exitstatus if child.exitstatus is not None else -1), text
+
+
 @pytest.fixture(scope="module")
 def evil_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("evil")
@@ -231,9 +255,9 @@ def evil_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
             str(out)]
     for name, command in EVIL.items():
         args += ["--bot", f"{name}={command}"]
-    done = canasta(*args)
-    assert done.returncode == 0, done.stderr
-    return out, done.stdout + done.stderr
+    status, console = on_terminal(*args)
+    assert status == 0, console
+    return out, console
 
 
 def test_csv_cells_are_never_formulas(evil_run: tuple[Path, str]) -> None:
@@ -277,10 +301,11 @@ def test_escape_codes_in_names_are_shown_not_run(evil_run: tuple[Path, str]) -> 
 
 
 def test_match_shows_seat_names_escaped(tmp_path: Path) -> None:
-    done = canasta("match", "--seat", "builtin:random", "--seat", "Ev\x1b[31mil=builtin:random",
-                   "--seat", "builtin:random", "--seat", "builtin:random", *QUICK)
-    assert done.returncode == 0 and "\x1b" not in done.stdout, done.stdout
-    assert "Ev\\x1b[31mil" in done.stdout
+    status, console = on_terminal("match", "--seat", "builtin:random", "--seat",
+                                  "Ev\x1b]0;title\x07il=builtin:random", "--seat",
+                                  "builtin:random", "--seat", "builtin:random", *QUICK)
+    assert status == 0 and "\x1b" not in console and "\x07" not in console, console
+    assert "Ev\\x1b]0;title\\x07il=builtin:random, builtin:random" in console
 
 
 def test_visible_and_csv_text() -> None:
