@@ -18,7 +18,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from canasta_cli import limits
+from canasta_cli.commands import bounds as limits
 from canasta_cli.safetext import csv_text, visible
 from canasta_cli.seats.leftovers import pid_alive, run_dir, sweep_stale
 

@@ -282,7 +282,8 @@ exec(compile(open({bot!r}).read(), {bot!r}, "exec"))
 def test_two_tournaments_on_one_out_never_double_rows(tmp_path: Path) -> None:
     botdir = tmp_path / "bot"
     botdir.mkdir()
-    real = Path(__file__).resolve().parent.parent / "bots" / "random_bot.py"
+    real = botdir / "random_bot.py"  # beside it: a boxed bot sees its own folder only
+    shutil.copy(Path(__file__).resolve().parent.parent / "bots" / "random_bot.py", real)
     (botdir / "gated.py").write_text(GATED_BOT.format(bot=str(real)))
     out = tmp_path / "out"
     args = [CANASTA, "tournament", "--bot", f"gated={sys.executable} {botdir / 'gated.py'}",

@@ -20,7 +20,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from ..files import InputFileError, private_dir, read_input, write_private
+from ..private_files import InputFileError, private_dir, read_input, write_private
 
 SEED_CAP = 4096  # bytes: seed.json holds one number
 MAX_SEED = 2**64  # master seeds are drawn below 2**63; a given one is smaller than this

@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
-from ..files import write_private
+from ..private_files import write_private
+from ..protocol.statuses import FAILURES
 from ..safetext import csv_text, visible
 from .runner import RunState, counted_rows, outcome
 from .stats import Sprt, cross_table, elo_with_error, standings, variance_saving
-
-FAILURES = ("TIMEOUT", "CRASHED", "PROTOCOL_ERROR", "ILLEGAL_MOVE")
 
 
 def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, deals: int,

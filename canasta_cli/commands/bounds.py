@@ -21,7 +21,12 @@ from __future__ import annotations
 import math
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from ..safetext import visible
+from .options import fail
 
 CONCURRENCY_PER_CORE = 4
 MAX_CLUSTER_CONCURRENCY = 1024
@@ -35,6 +40,14 @@ MAX_COMMAND = 1 << 16  # characters in one bot command line
 
 class LimitError(ValueError):
     """A flag's value out of its documented range; the message is one line."""
+
+
+def enforce(check: Callable[..., None], *args: Any) -> None:
+    """Run one of the checks below: a value out of bounds is a one-line error (exit 2)."""
+    try:
+        check(*args)
+    except LimitError as exc:
+        raise fail(visible(str(exc))) from None
 
 
 def usable_cores() -> int:
@@ -141,7 +154,7 @@ def check_tournament(bots: dict[str, str], fmt: str, deals: int, players: int,
 def check_match(seats: list[str], games: int, startup_ms: int, decision_ms: int,
                 bank_ms: int, spin_us: int, record: Path | None, transcript: Path | None) -> None:
     """Every bound of ``canasta match``."""
-    from .names import split_name
+    from ..seat_names import split_name
     for i, spec in enumerate(seats):
         command = split_name(spec.strip())[1]
         if not command.startswith("builtin:"):
