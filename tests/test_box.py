@@ -280,3 +280,69 @@ def test_a_bot_is_boxed_by_default_on_the_command_line(tmp_path: Path, listener:
     log = (tmp_path / "rec" / "seat0.stderr.log").read_text()
     report = json.loads(log.split("PRISONER ", 1)[1].splitlines()[0])
     assert not report["network"]["ok"] and not report["secret"]["ok"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")
+def test_unboxed_without_namespaces_a_bot_can_signal_nothing_but_itself(tmp_path: Path) -> None:
+    """Signal 0 delivers nothing: it only says whether a signal would get through."""
+    env = dict(os.environ, CANASTA_NO_BWRAP="1", CANASTA_NO_NAMESPACE="1")
+    bot = f"{sys.executable} {PRISONER} signal0"
+    done = subprocess.run([CANASTA, "match", "--unboxed", "--seat", bot, "--seat",
+                           "builtin:random", "--seat", "builtin:random", "--seat",
+                           "builtin:random", "--set", "max_hands=1", "--record",
+                           str(tmp_path / "rec")], capture_output=True, text=True, env=env,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "rec" / "seat0.stderr.log").read_text()
+    report = json.loads(log.split("PRISONER ", 1)[1].splitlines()[0])["signal0"]
+    assert report == {"all": "Operation not permitted", "group": "Operation not permitted",
+                      "parent": "Operation not permitted", "self": "allowed"}
+
+
+@needs_cgroups
+def test_a_sigkilled_referee_leaves_no_frozen_bot_and_no_group(tmp_path: Path) -> None:
+    """Bots are frozen between turns: the guard must thaw and end them when the referee dies,
+    and remove their groups."""
+    marker = tmp_path / "marker"
+    bot = f"{sys.executable} {PRISONER} burn {marker}"
+    proc = subprocess.Popen([CANASTA, "match", "--seat", bot, "--seat", "builtin:random",
+                             "--seat", bot, "--seat", "builtin:random", "--games", "50"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    found = cgroups.layout()
+    assert found is not None
+    parent = found[1]["pids" if found[0] == "v1" else ""]
+    mine = f"canasta-bot-{proc.pid}-"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # until both bots are running
+        if len([e for e in os.listdir(parent) if e.startswith(mine)]) >= 2 and \
+                len(_named(marker)) >= 6:
+            break
+        time.sleep(0.05)
+    else:
+        proc.kill()
+        raise AssertionError("the bots did not start")
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (_named(marker) or any(
+            e.startswith(mine) for e in os.listdir(parent))):
+        time.sleep(0.05)
+    assert _named(marker) == []
+    assert not [e for e in os.listdir(parent) if e.startswith(mine)]
+
+
+def _named(marker: Path) -> list[int]:
+    """Live processes whose command line names ``marker``."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if str(marker).encode() not in f.read():
+                        continue
+                with open(f"/proc/{entry}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        out.append(int(entry))
+            except OSError:
+                continue
+    return out

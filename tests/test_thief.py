@@ -141,7 +141,8 @@ def test_sandboxed_thief_sees_no_file_outside_its_directory(tmp_path: Path) -> N
     assert not (tmp_path / "report.jsonl").exists()  # it could not write outside either
     own = [str(THIEF), sys.prefix, os.path.realpath(sys.base_prefix)]
     # a private /tmp: empty, but for the mount points of the bot's own directories
-    assert set(row["tmp"]) <= {p.split("/")[2] for p in own if p.startswith("/tmp/")}
+    assert set(row["tmp"]) - {".thief-notes.json"} <= {p.split("/")[2] for p in own
+                                                        if p.startswith("/tmp/")}
     assert str(rec) not in row["paths_seen"] and str(tmp_path) not in row["paths_seen"]
     assert set(row["root"]) <= {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32",
                                 "etc", "proc", "dev", "tmp"} | {p.split("/")[1] for p in own}
@@ -157,3 +158,23 @@ def test_sandbox_without_bubblewrap_is_a_clear_error(tmp_path: Path) -> None:
                               env=env, timeout=60, check=False)
         assert done.returncode == 2, done
         assert "bubblewrap" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_positive_control_unboxed_bots_keep_notes_between_games(tmp_path: Path) -> None:
+    """Fresh processes alone do not stop a bot from remembering a deal: notes in a file beside
+    its program do.  Unboxed, they work; boxed (the test above), they do not."""
+    own = tmp_path / "bot"
+    own.mkdir()
+    shutil.copy(THIEF, own / "thief.py")
+    report, out = notes(tmp_path), tmp_path / "out"
+    bot = thief(report, out).replace(str(THIEF), str(own / "thief.py"))
+    try:
+        done = canasta("tournament", "--bot", f"t={bot}", "--bot", "r=builtin:random",
+                       "--games", "3", "--concurrency", "1", "--set", "max_hands=1",
+                       "--out", str(out), "--unboxed", report=report)
+    finally:
+        Path("/tmp/.thief-notes.json").unlink(missing_ok=True)
+    assert done.returncode == 0, done.stderr
+    score = learned(reports(report))
+    assert score["memory"] >= 3, score  # the second seating of every deal
+    assert (own / ".thief-notes.json").exists()

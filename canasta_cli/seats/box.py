@@ -12,7 +12,8 @@ Three kinds, strongest first (``box_kind`` says which is in force):
   the directories the referee hides (records, saves, results: see ``contain.hide``).
 * ``none``: where no namespace can be made.  Subprocess bots are then refused unless the
   operator opts out with ``--unboxed``; a bot then keeps a PID namespace where one can be
-  made (so that it cannot signal the referee), and otherwise runs in its own process group.
+  made (so that it cannot signal the referee), and otherwise runs in its own process group
+  under a seccomp filter that lets it signal no process but itself (``nosignal.py``).
 
 Around each kind: a control group per bot (``cgroups.py``) caps memory and processes and
 freezes the bot while others are on turn; where groups cannot be made, rlimits cap data
@@ -37,6 +38,7 @@ Mode = Literal["auto", "bubblewrap", "namespaces", "unboxed"]
 
 INSTALL_HINT = "install bubblewrap for the strongest box (Debian/Ubuntu: apt install bubblewrap)"
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_NOSIGNAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nosignal.py")
 
 
 @dataclass(frozen=True)
@@ -336,8 +338,8 @@ def boxed(argv: list[str], env: dict[str, str], policy: BoxPolicy, cwd: str | No
         inner = _namespace_command(argv, env, policy, cwd, hidden)
     elif _namespace_prefix(False):
         inner = _namespace_command(argv, env, policy, cwd, hidden, boxed=False)
-    else:
-        inner = list(argv)
+    else:  # no namespace at all: a seccomp filter keeps the bot from signalling the referee
+        inner = [sys.executable, "-I", _NOSIGNAL, "--", *argv]
     if group is not None:
         env["CANASTA_CG"] = "\n".join(group.join_files())
     moved = ["bwrap"] if kind == "bubblewrap" else []

@@ -9,6 +9,7 @@ and may not ponder, it is frozen whenever the referee is not waiting for it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import select
@@ -19,6 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 from collections import deque
 from pathlib import Path
 from typing import IO
@@ -170,10 +172,12 @@ class SubprocessSeat(Seat):
         env = bot_environment()
         argv = _absolute(self.argv, base)
         if box_kind(policy) == "none":
-            self._home = tempfile.mkdtemp(prefix="canasta-bot-")
+            self._home = tempfile.mkdtemp(prefix="canasta-bot-", dir=_run_dir())
             env["HOME"] = env["TMPDIR"] = self._home
         self._group = BotCgroup.create(policy.memory_bytes(), policy.procs)
         self._freeze = self._group is not None and not policy.ponder
+        if self._group is not None:
+            _GROUPED.add(self)
         try:
             command = boxed(argv, env, policy, self.cwd, hidden(), self._group)
         except BoxUnavailable as exc:
@@ -228,7 +232,8 @@ class SubprocessSeat(Seat):
         try:
             return self._exchange(msg, timeout, answer)
         finally:
-            if self._freeze and self._group is not None and self.alive:
+            # Only where another bot could run meanwhile: freezing costs two writes a turn.
+            if self._freeze and self._group is not None and self.alive and len(_GROUPED) > 1:
                 self._group.freeze()
 
     def _exchange(self, msg: Message, timeout: float, answer: str) -> Message:
@@ -530,6 +535,7 @@ class SubprocessSeat(Seat):
 
     def _release_group(self) -> None:
         """Kill whatever is still in the bot's control groups, then remove them."""
+        _GROUPED.discard(self)
         if self._group is not None:
             self._group.kill()
             self._group.remove()
@@ -544,6 +550,21 @@ class SubprocessSeat(Seat):
             self._group.thaw()  # a frozen bot cannot act on a polite signal
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
+
+
+_GROUPED: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # bots with a group, this process
+
+_RUN_DIR: list[tuple[int, str]] = []
+
+
+def _run_dir() -> str:
+    """This process's folder for unboxed bots' homes, ``canasta-run-PID-*`` in the temporary
+    directory: a later run removes it if this process was killed before it could."""
+    if not _RUN_DIR or _RUN_DIR[0][0] != os.getpid():
+        path = tempfile.mkdtemp(prefix=f"canasta-run-{os.getpid()}-")
+        _RUN_DIR[:] = [(os.getpid(), path)]
+        atexit.register(shutil.rmtree, path, True)
+    return _RUN_DIR[0][1]
 
 
 def _absolute(argv: list[str], base: str) -> list[str]:

@@ -9,7 +9,9 @@ names; it writes one line ``PRISONER {json}`` to stderr saying what each try got
 * fill MB: write MB megabytes to /tmp and report how far it got
 * memory MB: allocate MB megabytes
 * forkbomb N: start N children that sleep, and report how many it could start
-* killall: kill(-1, SIGKILL) and kill its parent
+* killall: kill(-1, SIGKILL) and kill its parent (only ever run inside a PID namespace)
+* signal0: signal 0 (delivers nothing; says whether a signal would be let through) to every
+  process (-1), its process group (0), its parent and itself
 * burn: between its turns, several children spin
 """
 
@@ -99,6 +101,18 @@ def killall():
     return results
 
 
+def signal0():
+    results = {}
+    for name, target in (("all", -1), ("group", 0), ("parent", os.getppid()),
+                         ("self", os.getpid())):
+        try:
+            os.kill(target, 0)
+            results[name] = "allowed"
+        except OSError as exc:
+            results[name] = exc.strerror
+    return results
+
+
 def burn():
     for _ in range(4):
         if os.fork() == 0:
@@ -131,6 +145,8 @@ def first_request():
         report = {"forkbomb": forkbomb(ARGS[0])}
     elif MODE == "killall":
         report = {"killall": killall()}
+    elif MODE == "signal0":
+        report = {"signal0": signal0()}
     elif MODE == "burn":
         report = {"burn": burn()}
     else:
