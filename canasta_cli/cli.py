@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .commands import cluster as cluster_commands
 from .core import (
     PRESETS,
     DeckFileError,
@@ -550,7 +551,13 @@ def tournament(
         help="SPRT on each game won or lost ('game'), or on each duplicate deal won or lost"
         " on its seatings together ('deal': the luck of the cards removed).")] = "game",
     cluster: Annotated[str | None, typer.Option(
-        help="Run the games on a Dask scheduler, e.g. tcp://host:8786.")] = None,
+        help="Run the games on a Dask scheduler, e.g. tls://host:8786 (with --cluster-tls).")
+    ] = None,
+    cluster_tls: Annotated[Path | None, typer.Option(
+        help="The cluster's certificates, made by canasta cluster init DIR.")] = None,
+    cluster_insecure: Annotated[bool, typer.Option(
+        "--cluster-insecure", help="Allow a plain tcp:// cluster: anyone who reaches the"
+        " scheduler, a bot too, can then run code on the workers.")] = False,
     decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
     bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
     as_json: Annotated[bool, typer.Option("--json", help="Print results.json.")] = False,
@@ -563,8 +570,8 @@ def tournament(
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
     from .referee import TimeControl
     from .tournament import report
+    from .tournament.cluster import ClusterError, DaskExecutor, check_cluster
     from .tournament.runner import (
-        DaskExecutor,
         Executor,
         InlineExecutor,
         LocalExecutor,
@@ -593,21 +600,31 @@ def tournament(
     except ValueError as exc:
         raise _fail(f"--sprt-unit: {exc}") from None
     check_sandbox(sandbox)
+    try:
+        if cluster:
+            check_cluster(cluster, cluster_tls, cluster_insecure)
+    except ClusterError as exc:
+        raise _fail(str(exc)) from None
     seed = _tournament_seed(out, seed)
-    hide(out)
+    hide(out, *([cluster_tls] if cluster and cluster_tls else []))
+
+    def warn(message: str) -> None:
+        typer.echo(f"warning: {message}", err=True)
     k = concurrency or default_concurrency()
     executor: Executor
     try:
-        executor = (DaskExecutor(cluster) if cluster else
-                    LocalExecutor(k) if k > 1 else InlineExecutor())
+        executor = (DaskExecutor(cluster, cluster_tls, cluster_insecure, [out], warn)
+                    if cluster else LocalExecutor(k) if k > 1 else InlineExecutor())
     except (RuntimeError, OSError) as exc:
         raise _fail(str(exc)) from None
     tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
-                               reuse_bots, sandbox,
-                               warn=lambda m: typer.echo(f"warning: {m}", err=True))
+                               reuse_bots, sandbox, warn=warn)
+    except ClusterError as exc:
+        executor.abort()
+        raise _fail(str(exc)) from None
     except BaseException:
         executor.abort()  # interrupted: games in progress are dropped, finished ones are kept
         raise
@@ -646,6 +663,7 @@ def _tournament_seed(out: Path, seed: int | None) -> int:
 
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")
+cluster_commands.register(app)
 
 
 @bot_app.command("check")

@@ -202,33 +202,6 @@ class LocalExecutor:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-class DaskExecutor:
-    """The same games on a Dask ``distributed`` cluster (``pip install 'canasta[cluster]'``)."""
-
-    def __init__(self, address: str) -> None:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise RuntimeError("--cluster needs Dask: pip install 'canasta[cluster]'") from None
-        self.client = Client(address)  # type: ignore[no-untyped-call]
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self.client.submit(fn, *args, pure=False)
-
-    def wait_any(self, futures: list[Any]) -> tuple[list[Any], list[Any]]:
-        from distributed import wait as dwait
-        done, pending = dwait(futures, return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
-        return list(done), list(pending)
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):  # workers may already be gone
-            self.client.run(_close_bots)
-        self.client.close()  # type: ignore[no-untyped-call]
-
-    def abort(self) -> None:
-        self.close()
-
-
 # The tournament loop --------------------------------------------------------------------------
 
 @dataclass
