@@ -4,7 +4,9 @@ Each share of games is played in a fresh interpreter started for it (``python -m
 canasta_cli.tournament.cluster_worker``), not in the long-lived worker process: whatever a
 game does to the referee's memory (a bot that found a flaw in it, say) ends with that process,
 so nothing a game changes can carry over to the next game or the next tournament on the
-worker.  The worker process itself only starts that interpreter and hands back its answer.
+worker.  The worker process itself only starts that interpreter and hands back its answer
+(about 0.1 s a share).  Games between built-in players only, which start no bot process, are
+played in the worker process.
 
 Before any bot starts, the games process hides from every bot the directories the client
 named (the tournament's ``--out`` and certificate directory, where they exist on this
@@ -80,8 +82,8 @@ def play_fresh(tasks: list[Task], config: Config, hidden: list[str],
     """Play ``tasks`` in a fresh games process on this worker (see the module's doc)."""
     _not_dumpable()
     private = [*hidden, *worker_private()]
-    if config.reuse_bots:
-        _hide_existing(private)
+    if config.reuse_bots or all(c.startswith("builtin:") for c in config.bots.values()):
+        _hide_existing(private)  # kept bot processes (trusted bots), or no bot process at all
         return play_tasks(tasks, config)
     payload = json.dumps({"tasks": [asdict(t) for t in tasks], "config": asdict(config),
                           "hide": private}).encode()
