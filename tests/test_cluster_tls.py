@@ -367,3 +367,84 @@ def test_workers_get_the_deal_seeds_of_their_games_only(tmp_path: Path) -> None:
         assert str(master) not in json.dumps(config.__dict__)
         for t in tasks:
             assert t.seed == deal_seed(master, t.pair, t.deal) != master
+
+
+class _Failing(_FakeClient):
+    def submit(self, fn: Any, *args: Any, **kw: Any) -> Any:
+        class Broken(_Future):
+            def result(self) -> Any:
+                raise RuntimeError("the games process ended with status 1:\nsecond line")
+        return Broken("k", None)
+
+
+def test_a_share_that_fails_on_the_worker_stops_with_one_line() -> None:
+    tasks, config = _config()
+    with pytest.raises(ClusterError) as caught:
+        DaskExecutor("", client=_Failing(set())).submit(play_tasks, tasks[:1], config).result()
+    assert "status 1" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_patched_game_function_in_the_worker_process_plays_no_game(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Code that changed the worker process's referee (here: every game a draw for seat 0's
+    side) changes nothing: each share is played by a fresh interpreter."""
+    import canasta_cli.tournament.runner as runner
+    tasks = schedule(["g", "r"], "round-robin", 1, ONE_HAND, 5)
+    config = Config({"g": GREEDY, "r": "builtin:random"}, ONE_HAND.to_dict())
+    honest = play_fresh(tasks, config, [], "t")
+    real = runner.play_task
+
+    def rigged(task: Any, cfg: Config) -> dict[str, Any]:
+        return {**real(task, cfg), "winner": 0, "scores": [9999, 0]}
+
+    monkeypatch.setattr(runner, "play_task", rigged)
+    assert runner.play_tasks(tasks, config)[0]["scores"] == [9999, 0]  # the patch is live here
+    assert play_fresh(tasks, config, [], "t") == honest
+    assert all(r["scores"] != [9999, 0] for r in honest)
+
+
+def _games_processes(worker: int) -> list[int]:
+    """The worker's games processes now running."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == worker and b"canasta_cli.tournament.cluster_worker" in cmdline:
+            found.append(int(entry))
+    return found
+
+
+def test_an_interrupted_tournament_stops_its_games_on_the_workers(cluster: Cluster,
+                                                                  tmp_path: Path) -> None:
+    worker = cluster.groups[1]
+    # A bot that never answers after its handshake, with a minute per decision: its game
+    # would hold the games process for a minute.
+    slow = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'broken.py'} noread"
+    proc = subprocess.Popen([CANASTA, "tournament", "--cluster", cluster.address,
+                             "--cluster-tls", str(cluster.certs), "--bot", f"slow={slow}",
+                             "--bot", "r=builtin:random", *GAME, "--decision-ms", "120000",
+                             "--bank-ms", "0", "--out", str(tmp_path / "o")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not _games_processes(worker):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert b"Traceback" not in err, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 30
+    while _games_processes(worker):
+        assert time.monotonic() < deadline, "games processes left running on the worker"
+        time.sleep(0.1)
