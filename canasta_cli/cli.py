@@ -603,6 +603,8 @@ def tournament(
     try:
         if cluster:
             check_cluster(cluster, cluster_tls, cluster_insecure)
+        elif cluster_tls or cluster_insecure:
+            raise ClusterError("--cluster-tls and --cluster-insecure go with --cluster")
     except ClusterError as exc:
         raise _fail(str(exc)) from None
     seed = _tournament_seed(out, seed)

@@ -14,6 +14,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -189,6 +190,9 @@ def test_plain_and_foreign_clients_are_refused(cluster: Cluster, tmp_path: Path)
     short = {"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "5s"}
     cases = [
         (["--cluster", "notanaddress"], "expected a scheduler address"),
+        (["--cluster", "tls://[::1]:99999", "--cluster-tls", str(cluster.certs)],
+         "expected a scheduler address"),
+        (["--cluster-tls", str(cluster.certs)], "go with --cluster"),
         (["--cluster", f"tcp://127.0.0.1:{cluster.port}"], "--cluster-insecure"),
         (["--cluster", cluster.address], "needs --cluster-tls"),
         (["--cluster", cluster.address, "--cluster-tls", str(tmp_path / "none")], "no ca.pem"),
@@ -448,3 +452,40 @@ def test_an_interrupted_tournament_stops_its_games_on_the_workers(cluster: Clust
     while _games_processes(worker):
         assert time.monotonic() < deadline, "games processes left running on the worker"
         time.sleep(0.1)
+
+
+_LIAR: list[str] = []  # the first worker that plays a share lies about every share
+_LIAR_LOCK = threading.Lock()
+
+
+def _lying_play(tasks: list[Any], config: Config, hidden: list[str], run: str) -> Any:
+    from distributed import get_worker
+    rows = play_tasks(tasks, config)
+    with _LIAR_LOCK:
+        if not _LIAR:
+            _LIAR.append(get_worker().address)
+    if get_worker().address in _LIAR:
+        rows = [{**r, "deal": r["deal"] + 1} for r in rows]
+    return rows
+
+
+def test_a_lying_worker_of_a_real_cluster_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same with Dask itself: who ran a share, and keeping a worker out."""
+    from distributed import Client, LocalCluster
+
+    import canasta_cli.tournament.cluster as cluster_module
+    tasks, config = _config()
+    warnings: list[str] = []
+    monkeypatch.setattr(cluster_module, "play_fresh", _lying_play)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as lc, Client(lc, set_as_default=False) as client:
+        ex = DaskExecutor("", warn=warnings.append, client=client)
+        try:
+            shares = [ex.submit(play_tasks, [t], config) for t in tasks]
+            rows = [r for s in shares for r in s.result()]
+            liar = list(_LIAR)
+        finally:
+            _LIAR.clear()
+    assert rows == play_tasks(tasks, config)
+    assert len(liar) == 1 and ex.distrusted == set(liar) and warnings
+    assert all(liar[0] in w and "'deal'" in w for w in warnings)
