@@ -314,7 +314,7 @@ class _FakeClient:
         self.placed: dict[str, str] = {}
         self.sent: list[tuple[Any, ...]] = []
 
-    def scheduler_info(self) -> dict[str, Any]:
+    def scheduler_info(self, n_workers: int = 5) -> dict[str, Any]:
         return {"workers": {"tls://w1:1": {}, "tls://w2:2": {}}}
 
     def submit(self, fn: Any, *args: Any, pure: bool = True, workers: list[str] | None = None,

@@ -119,13 +119,20 @@ class DaskExecutor:
         """Hand ``tasks`` to a worker that has not lied yet."""
         where: dict[str, Any] = {}
         if self.distrusted:
-            workers = set(self.client.scheduler_info().get("workers", {})) - self.distrusted
+            workers = set(self._workers()) - self.distrusted
             if not workers:
                 raise ClusterError("no worker left that returned the games it was given"
                                    f" (distrusted: {', '.join(sorted(self.distrusted))})")
             where = {"workers": sorted(workers), "allow_other_workers": False}
         return self.client.submit(play_fresh, tasks, config, self.hidden, self.run,
                                   pure=False, **where)
+
+    def _workers(self) -> list[str]:
+        try:
+            info = self.client.scheduler_info(n_workers=-1)  # every worker, not the first few
+        except TypeError:  # a Dask from before n_workers: it lists them all
+            info = self.client.scheduler_info()
+        return list(info.get("workers", {}))
 
     def worker_of(self, future: Any) -> str:
         with contextlib.suppress(Exception):
