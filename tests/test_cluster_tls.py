@@ -14,10 +14,11 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +194,8 @@ def test_plain_and_foreign_clients_are_refused(cluster: Cluster, tmp_path: Path)
         (["--cluster", "tls://[::1]:99999", "--cluster-tls", str(cluster.certs)],
          "expected a scheduler address"),
         (["--cluster-tls", str(cluster.certs)], "go with --cluster"),
+        (["--cluster", cluster.address, "--cluster-tls", str(cluster.certs), "--unboxed"],
+         "keep them boxed"),
         (["--cluster", f"tcp://127.0.0.1:{cluster.port}"], "--cluster-insecure"),
         (["--cluster", cluster.address], "needs --cluster-tls"),
         (["--cluster", cluster.address, "--cluster-tls", str(tmp_path / "none")], "no ca.pem"),
@@ -248,10 +251,10 @@ def test_a_sandboxed_bot_cannot_reach_the_scheduler(cluster: Cluster, tmp_path: 
 
 def test_a_bot_on_a_worker_sees_neither_the_keys_nor_the_seed(cluster: Cluster,
                                                              tmp_path: Path) -> None:
-    """With the default box: no TLS session without a certificate, and the certificates and
-    the running tournament's --out (its seed.json) hidden on the worker."""
+    """With the default box: no network at all (so no TLS session either), and the
+    certificates and the running tournament's --out (its seed.json) out of sight."""
     out = tmp_path / "out"
-    probe = _probe(cluster, "cluster", cluster.certs, out)
+    probe = _probe(cluster, "any", cluster.certs, out)
     done = canasta("tournament", "--cluster", cluster.address, "--cluster-tls",
                    str(cluster.certs), "--bot", f"probe={probe}", "--bot", "r=builtin:random",
                    "--games", "2", "--set", "max_hands=1", "--out", str(out))
@@ -368,7 +371,7 @@ def test_workers_get_the_deal_seeds_of_their_games_only(tmp_path: Path) -> None:
                    ONE_HAND, master, tmp_path, Recording(), 1)
     assert sent
     for tasks, config in sent:
-        assert str(master) not in json.dumps(config.__dict__)
+        assert str(master) not in json.dumps(asdict(config))
         for t in tasks:
             assert t.seed == deal_seed(master, t.pair, t.deal) != master
 
@@ -489,3 +492,32 @@ def test_a_lying_worker_of_a_real_cluster_is_caught(monkeypatch: pytest.MonkeyPa
     assert rows == play_tasks(tasks, config)
     assert len(liar) == 1 and ex.distrusted == set(liar) and warnings
     assert all(liar[0] in w and "'deal'" in w for w in warnings)
+
+
+@pytest.fixture
+def outside_tmp() -> Iterator[Path]:
+    """A directory outside /tmp (which every box replaces with its own)."""
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("/var/tmp is not writable")
+    path = Path(tempfile.mkdtemp(prefix="canasta-test-", dir="/var/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_the_games_process_hides_what_it_is_told_in_the_namespace_box(outside_tmp: Path) -> None:
+    """Where bubblewrap is missing, bots see the user's files but for the hidden directories:
+    the games process hides the ones the client and the worker name."""
+    from canasta_cli.seats import box
+    policy = box.BoxPolicy(mode="namespaces")
+    if box.box_kind(policy) != "namespaces":
+        pytest.skip("no namespace box here")
+    secret = outside_tmp / "certs"
+    secret.mkdir()
+    (secret / "node.key").write_text("-----BEGIN PRIVATE KEY-----\n")
+    probe = f"{sys.executable} {PROBE} 127.0.0.1 9 cluster {secret}"
+    tasks = schedule(["p", "r"], "round-robin", 1, ONE_HAND, 3)
+    config = Config({"p": probe, "r": "builtin:random"}, ONE_HAND.to_dict(), box=policy)
+    seen = play_fresh(tasks, config, [], "t")
+    assert all(any(f for f in r["failures"]) for r in seen)  # it read the key, so it stopped
+    hidden = play_fresh(tasks, config, [str(secret)], "t")
+    assert not any(f for r in hidden for f in r["failures"]), hidden

@@ -29,6 +29,7 @@ import threading
 from dataclasses import asdict
 from typing import Any
 
+from ..seats.box import BoxPolicy
 from ..seats.contain import die_with_parent, hide
 from .runner import Config, play_tasks
 from .schedule import Task
@@ -122,6 +123,14 @@ def stop_games(run: str) -> int:
     return len(procs)
 
 
+def _config(data: dict[str, Any]) -> Config:
+    """The tournament's configuration from its JSON form (``asdict``)."""
+    box = dict(data.get("box", {}))
+    if "writable" in box:
+        box["writable"] = tuple(box["writable"])
+    return Config(**{**data, "box": BoxPolicy(**box)})
+
+
 def main() -> None:
     """The games process: tasks and configuration as JSON on stdin, rows as JSON on stdout."""
     results = os.fdopen(os.dup(1), "wb")
@@ -133,7 +142,7 @@ def main() -> None:
     _hide_existing([p for p in payload["hide"] if isinstance(p, str)])
     tasks = [Task(int(t["index"]), (str(t["pair"][0]), str(t["pair"][1])), int(t["deal"]),
                   tuple(str(s) for s in t["seating"]), int(t["seed"])) for t in payload["tasks"]]
-    rows = play_tasks(tasks, Config(**payload["config"]))
+    rows = play_tasks(tasks, _config(payload["config"]))
     results.write(json.dumps(rows, separators=(",", ":")).encode())
     results.flush()
 

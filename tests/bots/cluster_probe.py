@@ -7,7 +7,7 @@ It connects to HOST:PORT (the scheduler), tries a TLS session there without a ce
 the cluster, and looks for files in each DIR (the certificates, the tournament's --out).
 
 MODE says what counts as getting in: ``network`` - reaching the port at all; ``cluster`` - a
-TLS session the scheduler does not end, or any file read in a DIR.  It writes what it got as
+TLS session the scheduler does not end, or any file read in a DIR; ``any`` - either.  It writes what it got as
 one ``PROBE {...}`` line on stderr; if it got in it exits with status 3 at once (so the referee
 records a crash), otherwise it plays random legal moves (seeded: the same game every time).
 """
@@ -56,8 +56,9 @@ def probe(host: str, port: int, dirs: list[str]) -> dict:
 def main() -> None:
     host, port, mode, dirs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
     got = probe(host, port, dirs)
-    won = (got["tcp"] == "connected" if mode == "network"
-           else got["tls"] in ("session", "closed") or bool(got["files"]))
+    reached = got["tcp"] == "connected"
+    inside = got["tls"] in ("session", "closed") or bool(got["files"])
+    won = reached if mode == "network" else inside if mode == "cluster" else reached or inside
     got["won"] = won
     sys.stderr.write("PROBE " + json.dumps(got) + "\n")
     sys.stderr.flush()
