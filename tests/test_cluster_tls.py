@@ -159,13 +159,14 @@ def test_a_tournament_through_the_tls_cluster_matches_the_local_pool(
         cluster: Cluster, tmp_path: Path) -> None:
     bots = ["--bot", "greedy=builtin:greedy", "--bot", "random=builtin:random",
             "--bot", f"gbot={GREEDY}", "--games", "2", "--set", "max_hands=1", "--seed", "7"]
-    remote = canasta("tournament", *bots, "--cluster", cluster.address,
+    remote = canasta("tournament", *bots, "--cluster", cluster.address, "--records",
                      "--cluster-tls", str(cluster.certs), "--out", str(tmp_path / "remote"))
     assert remote.returncode == 0, remote.stderr
     local = canasta("tournament", *bots, "--concurrency", "2", "--out", str(tmp_path / "local"))
     assert local.returncode == 0, local.stderr
     rows = _rows(tmp_path / "remote")
     assert len(rows) == 12 and rows == _rows(tmp_path / "local")
+    assert len(os.listdir(tmp_path / "remote" / "records")) == 12  # records come back too
     assert all(not any(f for f in r["failures"]) for r in rows)
 
 
@@ -290,9 +291,11 @@ def test_a_result_must_be_the_scheduled_game() -> None:
         "extra": {**good, "note": "x"},
         "missing": {k: v for k, v in good.items() if k != "reason"},
         "reason": {**good, "reason": "\x1b]0;title\x07"},
+        "record": {**good, "record": 5},
     }
     for what, row in wrong.items():
         assert row_problem(row, tasks[0], ONE_HAND) is not None, what
+    assert row_problem({**good, "record": '{"type":"header"}\n'}, tasks[0], ONE_HAND) is None
     assert row_problem(good, tasks[1], ONE_HAND) is not None  # another game's row
     assert rows_problem(rows[:1], tasks, ONE_HAND) is not None
     assert rows_problem("rows", tasks, ONE_HAND) is not None

@@ -77,6 +77,12 @@ def tournament(
     bot_procs: BotProcsOpt = 64,
     bot_disk: BotDiskOpt = 64,
     bot_writable: BotWritableOpt = None,
+    records: Annotated[bool, typer.Option(
+        "--records", help="Keep each game's record in OUT/records/ (for canasta replay and"
+        " report).")] = False,
+    html: Annotated[Path | None, typer.Option(
+        help="At the end, write the HTML report here (keeps the records, with a replay page"
+        " per game beside it).")] = None,
 ) -> None:
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
     # Loaded when the command runs: the runner brings in multiprocessing.
@@ -140,7 +146,8 @@ def tournament(
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
-                               reuse_bots, policy, warn=warn)
+                               reuse_bots, policy, warn=warn,
+                               records=records or html is not None)
     except ClusterError as exc:
         executor.abort()
         raise fail(str(exc)) from None
@@ -156,6 +163,9 @@ def tournament(
     else:
         typer.echo(report.render(summary))
         typer.echo(f"results in {out}/results.json, standings.csv, crosstable.csv")
+    if html is not None:
+        from .report import html_report
+        html_report(out, html, err=as_json)
 
 
 def _tournament_seed(out: Path, seed: int | None) -> int:

@@ -3,9 +3,9 @@
 A worker is not trusted to tell the truth about which game it played: the row it sends back
 must name exactly the scheduled game (index, key, pairing, deal, seating, the deal's seed) and
 be well formed (scores for every side, a winner that is a side, failure counts for every
-seat), with nothing else in it.  The game is not played again to check its moves: a worker
-that plays the right game can still lie about how it went (see protocol/README.md,
-"Tournaments on a cluster").
+seat), with nothing else in it but the game's record (``--records``), which is not checked
+here.  The game is not played again to check its moves: a worker that plays the right game
+can still lie about how it went (see protocol/README.md, "Tournaments on a cluster").
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ MAX_SCORE = 10**7            # far beyond any game's total
 MAX_HANDS = 10**5
 MAX_TEXT = 200
 MAX_FAILURES = 10**6
+MAX_RECORD = 64 << 20       # characters of a game's record (``--records``)
 FIELDS = frozenset({"index", "key", "pair", "deal", "seating", "seed", "scores", "winner",
                     "reason", "hands", "forfeit", "failures"})
+OPTIONAL = frozenset({"record"})
 
 
 def _int(value: object) -> bool:
@@ -35,7 +37,7 @@ def row_problem(row: object, task: Task, rules: Ruleset) -> str | None:
     """Why ``row`` is not a well-formed result of ``task`` (None: it is)."""
     if not isinstance(row, dict):
         return "not an object"
-    extra = set(row) - FIELDS
+    extra = set(row) - FIELDS - OPTIONAL
     missing = FIELDS - set(row)
     if missing or extra:
         return (f"missing {', '.join(sorted(missing))}" if missing
@@ -72,6 +74,9 @@ def row_problem(row: object, task: Task, rules: Ruleset) -> str | None:
                 _short_text(k) and _int(v) and 0 <= v <= MAX_FAILURES
                 for k, v in counts.items()):
             return "'failures' must map statuses to counts"
+    record = row.get("record")
+    if record is not None and not (isinstance(record, str) and len(record) <= MAX_RECORD):
+        return "'record' must be a game record's text"
     return None
 
 
