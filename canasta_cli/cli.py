@@ -646,6 +646,9 @@ def _tournament_seed(out: Path, seed: int | None) -> int:
 
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")
+from .env.commands import register as _register_env  # noqa: E402 - docs/ML.md
+
+_register_env(bench_app, bot_app)
 
 
 @bot_app.command("check")
