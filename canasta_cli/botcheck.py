@@ -35,6 +35,7 @@ from .protocol.messages import (
     hello_message,
 )
 from .protocol.replies import IllegalReply, ProtocolError, read_reply
+from .protocol.statuses import SeatStatus
 from .seats.base import SeatFailure
 from .seats.subprocess_seat import SubprocessSeat
 
@@ -96,7 +97,7 @@ def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False) -> lis
                                                       "bank_ms": 0}), timeout)
         spoken = ready.get("protocol", PROTOCOL)
         if spoken not in PROTOCOLS:
-            raise SeatFailure("PROTOCOL_ERROR", f"ready names protocol {spoken!r}; this"
+            raise SeatFailure(SeatStatus.PROTOCOL_ERROR, f"ready names protocol {spoken!r}; this"
                               f" referee speaks {' or '.join(PROTOCOLS)}")
         if spoken == PROTOCOL_1_1:
             seat.protocol, seat.caps = spoken, granted(ready)

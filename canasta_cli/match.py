@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .core import Ruleset
+from .protocol.statuses import SeatStatus
 from .referee import FailurePolicy, GameResult, Referee, TimeControl
 from .seats import Seat, make_seat
 from .seats.transcript import TranscriptSeat
@@ -40,12 +41,12 @@ class MatchResult:
         out = []
         for i, name in enumerate(self.seats):
             failures: dict[str, int] = {}
-            status, errors = "OK", list[str]()
+            status, errors = SeatStatus.OK, list[str]()
             for g in self.games:
                 rep = g.seats[i]
                 for k, v in rep["failures"].items():
                     failures[k] = failures.get(k, 0) + v
-                if rep["status"] != "OK" and status == "OK":
+                if rep["status"] != SeatStatus.OK and status == SeatStatus.OK:
                     status = rep["status"]
                 errors += [e for e in rep["errors"] if e not in errors][:3 - len(errors)]
             out.append({"name": name, "status": status, "failures": failures,

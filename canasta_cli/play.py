@@ -7,13 +7,17 @@ import os
 import secrets
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .core import Ruleset, parse_card_sequence
-from .names import split_name
+from .core.errors import CanastaError
+from .core.reasons import GOES_ON
+from .records import RecordError, load_record, sealed_parts
 from .referee import GameResult, Referee, TimeControl
-from .replay import RecordError, load_record, replay, sealed_parts
+from .replay import replay
+from .seat_names import split_name
 from .seats import make_seat
 from .seats.base import Seat
 from .seats.human import HumanSeat, SharedTable
@@ -96,7 +100,7 @@ def load_save(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool,
     header = lines[0]
     moves = [ln for ln in lines if ln["type"] == "move"]
     results = [ln for ln in lines if ln["type"] == "result"]
-    finished = bool(results) and results[-1].get("reason") not in ("saved", "unfinished")
+    finished = bool(results) and results[-1].get("reason") not in GOES_ON
     secret = load_secret(path, lines)
     check = replay(lines, secret)
     bad = [m for m in check.mismatches if "move" in m]
@@ -105,30 +109,43 @@ def load_save(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool,
     return header, moves, finished, secret
 
 
-def run(specs: list[str], rules: Ruleset, seed: int, record: Path, table: SharedTable,
-        time_control: TimeControl, dealer: int | None = None, decks: list[list[int]] | None = None,
-        prefix: list[dict[str, Any]] | None = None, secret: Path | None = None,
-        sandbox: bool = False, scores: list[int] | None = None, hand_no: int = 1) -> GameResult:
+@dataclass(frozen=True)
+class GameSetup:
+    """Everything a game of ``canasta play`` starts from: a new game's, or a save's."""
+    specs: list[str]                     # one seat spec per player, seat 0 first
+    rules: Ruleset
+    seed: int
+    dealer: int | None = None            # the first dealer (None: the seed decides)
+    decks: list[list[int]] | None = None  # stacked decks, one per hand, from --deck
+    prefix: list[dict[str, Any]] | None = None  # a save's moves so far, replayed first
+    secret: Path | None = None           # a save's sealed-seed file
+    scores: list[int] | None = None      # the cumulative scores the game starts from
+    hand_no: int = 1                     # the number of the first hand dealt
+
+
+def run(setup: GameSetup, record: Path, table: SharedTable, time_control: TimeControl,
+        sandbox: bool = False) -> GameResult:
     # Bots' stderr logs sit beside the save, in a folder of their own per game.
-    seats = build_seats(specs, seed, table, record.with_suffix(".logs"), sandbox)
+    seats = build_seats(setup.specs, setup.seed, table, record.with_suffix(".logs"), sandbox)
     for seat in seats:
-        if isinstance(seat, HumanSeat) and prefix:
+        if isinstance(seat, HumanSeat) and setup.prefix:
             seat.replaying = True  # earlier hands' tables were shown before the save
-    referee = Referee(seats, rules, time_control)
+    referee = Referee(seats, setup.rules, time_control)
     try:
         referee.start()
         for i, rep in enumerate(referee.reports):
             if not rep.alive:  # no silent default moves for a bot that never started
                 why = rep.errors[0] if rep.errors else rep.status
-                raise SeatStartError(f"seat {i} ({specs[i]}) could not start: {why}")
-        return referee.play(1, seed=seed, decks=decks, dealer=dealer, prefix=prefix,
-                            record_file=record, secret_file=secret or secret_path(record),
-                            scores=scores, hand_no=hand_no)
+                raise SeatStartError(f"seat {i} ({setup.specs[i]}) could not start: {why}")
+        return referee.play(1, seed=setup.seed, decks=setup.decks, dealer=setup.dealer,
+                            prefix=setup.prefix, record_file=record,
+                            secret_file=setup.secret or secret_path(record),
+                            scores=setup.scores, hand_no=setup.hand_no)
     finally:
         referee.close()
 
 
-class SeatStartError(ValueError):
+class SeatStartError(CanastaError):
     """A bot seat of ``canasta play`` did not start: the game is not begun."""
 
 
@@ -148,7 +165,8 @@ def resume_command(record: Path) -> str:
     return f"{program} play --resume {shlex.quote(str(record))}"
 
 
-def resume_args(path: Path) -> dict[str, Any]:
+def resume_setup(path: Path) -> GameSetup:
+    """The setup of the unfinished game saved in ``path``, or a RecordError."""
     header, moves, finished, secret = load_save(path)
     if finished:
         raise RecordError(f"{path}: that game is already over; replay it with canasta replay")
@@ -160,11 +178,11 @@ def resume_args(path: Path) -> dict[str, Any]:
             raise ValueError(f"{len(specs)} seats for {rules.players} players")
         secret_name = header.get("secret")
         start = header.get("start") or {}
-        return {"specs": specs, "rules": rules, "seed": int(secret["seed"]),
-                "scores": start.get("scores"), "hand_no": int(start.get("hand_no", 1)),
-                "dealer": int(header.get("dealer", secret.get("dealer", 0))), "decks": decks,
-                "prefix": moves,
-                "secret": secrets_dir() / str(secret_name) if secret_name else None}
+        return GameSetup(specs=specs, rules=rules, seed=int(secret["seed"]),
+                         scores=start.get("scores"), hand_no=int(start.get("hand_no", 1)),
+                         dealer=int(header.get("dealer", secret.get("dealer", 0))),
+                         decks=decks, prefix=moves,
+                         secret=secrets_dir() / str(secret_name) if secret_name else None)
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordError(f"{path}: bad header: {exc}") from None
 

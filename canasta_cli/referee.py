@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from time import monotonic as _monotonic
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from .core import (
     GameState,
@@ -28,7 +28,8 @@ from .core import (
 from .core.cards import TEXT_OF
 from .core.events import Event
 from .core.moves import Answer, Discard, Draw
-from .files import open_private, write_private
+from .core.reasons import GOES_ON, GameEnd
+from .private_files import write_private
 from .protocol.messages import (
     PROTOCOL,
     PROTOCOL_1_1,
@@ -43,6 +44,8 @@ from .protocol.messages import (
     match_end_message,
 )
 from .protocol.replies import IllegalReply, ProtocolError, quote, read_reply
+from .protocol.statuses import SeatStatus
+from .records import RecordWriter, failure_line
 from .seats.base import Interrupted, Seat, SeatFailure
 
 FailurePolicy = Literal["default", "forfeit"]
@@ -65,7 +68,7 @@ class TimeControl:
 @dataclass
 class SeatReport:
     name: str
-    status: str = "OK"
+    status: str = SeatStatus.OK
     failures: Counter[str] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
     decisions: int = 0
@@ -78,7 +81,7 @@ class SeatReport:
 
     def fail(self, status: str, reason: str) -> None:
         self.failures[status] += 1
-        if self.status == "OK" or status == "CRASHED":
+        if self.status == SeatStatus.OK or status == SeatStatus.CRASHED:
             self.status = status
         if len(self.errors) < 20:
             self.errors.append(f"{status}: {reason}")
@@ -183,7 +186,7 @@ class Referee:
                 ready = seat.start(hello, self.time.startup_ms / 1000)
                 spoken = ready.get("protocol", PROTOCOL)
                 if spoken not in PROTOCOLS:
-                    raise SeatFailure("PROTOCOL_ERROR", f"speaks {quote(str(spoken))}, not"
+                    raise SeatFailure(SeatStatus.PROTOCOL_ERROR, f"speaks {quote(str(spoken))}, not"
                                       f" {' or '.join(PROTOCOLS)}")
                 seat.protocol = str(spoken)
                 seat.caps = granted(ready) if spoken == PROTOCOL_1_1 else frozenset()
@@ -195,8 +198,7 @@ class Referee:
     def _dead(self, seat: int, status: str, reason: str) -> None:
         self.reports[seat].fail(status, reason)
         self.reports[seat].alive = False
-        self._pending.append({"type": "failure", "seat": seat, "status": status,
-                              "reason": reason})
+        self._pending.append(failure_line(seat, status, reason))
 
     def end_match(self, results: list[GameResult]) -> None:
         """canasta/1.1 seats hear ``match_end`` (the results so far) before ``bye``."""
@@ -243,7 +245,7 @@ class Referee:
             rep.bank_ms = float(self.time.bank_ms)
             if not before.alive and (not seat.started or not seat.usable):
                 rep.alive, rep.status, rep.errors = False, before.status, before.errors[:1]
-        header = {"type": "header", "protocol": PROTOCOL, "game": game, "sealed": True,
+        header = {"protocol": PROTOCOL, "game": game, "sealed": True,
                   "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
                   "time": self.time.to_json(), "on_failure": self.on_failure}
         if scores is not None or hand_no != 1:
@@ -254,10 +256,12 @@ class Referee:
             header["secret"] = secret_file.name
             if not secret_file.exists():
                 write_private(secret_file, json.dumps(secret) + "\n")
-        self._write(record, header)
+        if record is not None:
+            record.header(**header)
         for note in self._pending:
             self.reports[note["seat"]].failures[note["status"]] += 1  # counted in this game
-            self._write(record, note)
+            if record is not None:
+                record.write(note)
         self._pending.clear()
         for i, seat in enumerate(self.seats):
             self._send(i, game_start_message(
@@ -290,27 +294,23 @@ class Referee:
                     break
                 state = apply(state, move)
                 if record is not None:
-                    self._write(record, {"type": "move", "seat": actor,
-                                         "move": format_move(move), "by": by})
+                    record.move(actor, format_move(move), by)
         finally:
             result = self._finish(game, seed, state, forfeit, record, saved)
             # A saved game may go on later (even one cut short by an error): its seed stays
             # in the secret file until the game is really over.
-            over = secret_file is None or result.reason not in ("saved", "unfinished")
+            over = secret_file is None or result.reason not in GOES_ON
             if record is not None:
                 if over:
-                    self._write(record, {"type": "reveal", **secret})
+                    record.reveal(secret)
                     if secret_file is not None:
                         secret_file.unlink(missing_ok=True)
-                line = {"type": "result", **result.to_json()}
-                if not over:
-                    line["seed"] = None
-                self._write(record, line)
+                record.result(result.to_json(), sealed=not over)
                 record.close()
         return result
 
     def _decide(self, game: int, state: GameState, moves: list[Move],
-                record: IO[str] | None) -> tuple[Move | None, str]:
+                record: RecordWriter | None) -> tuple[Move | None, str]:
         actor = state.actor
         rep = self.reports[actor]
         seat = self.seats[actor]
@@ -331,28 +331,28 @@ class Referee:
         failure: tuple[str, str] | None = None
         retries = 0
         max_retries = self.max_retries if self.on_failure == "default" else 0
-        last_error = ("PROTOCOL_ERROR", "")
+        last_error: tuple[str, str] = (SeatStatus.PROTOCOL_ERROR, "")
         while move is None:
             if retries > max_retries:
                 failure = (last_error[0], f"{last_error[1]} (after {retries} tries)")
                 break
             left = budget + self.time.margin_ms - (_monotonic() - start) * 1000
             if left <= 0:
-                failure = ("TIMEOUT", f"no legal move within {budget:.0f} ms")
+                failure = (SeatStatus.TIMEOUT, f"no legal move within {budget:.0f} ms")
                 break
             try:
                 reply = seat.request(msg, left / 1000)
                 move = read_reply(reply, req, state, moves)
                 continue
             except SeatFailure as f:
-                if f.status != "PROTOCOL_ERROR" or not seat.usable:
+                if f.status != SeatStatus.PROTOCOL_ERROR or not seat.usable:
                     failure = (f.status, f.reason)
                     break
                 last_error = (f.status, f.reason)
             except ProtocolError as exc:
                 last_error = (exc.code, str(exc))
             except IllegalReply as exc:
-                last_error = ("ILLEGAL_MOVE", str(exc))
+                last_error = (SeatStatus.ILLEGAL_MOVE, str(exc))
             retries += 1
             self._note(record, actor, *last_error)
             msg = error_message(req, last_error[0], last_error[1],
@@ -371,9 +371,9 @@ class Referee:
         status, reason = failure
         if retries <= max_retries:
             self._note(record, actor, status, reason)
-        if status in ("CRASHED", "TIMEOUT") or not seat.usable:
+        if status in (SeatStatus.CRASHED, SeatStatus.TIMEOUT) or not seat.usable:
             rep.alive = False  # a stuck or dead bot gets default moves for the rest of the game
-        rep.gone = status == "CRASHED" or not seat.usable
+        rep.gone = status == SeatStatus.CRASHED or not seat.usable
         if self.on_failure == "forfeit":
             return None, "forfeit"
         self._send(actor, error_message(req, status, reason + "; the referee played a default"
@@ -381,19 +381,20 @@ class Referee:
         rep.default_moves += 1
         return default_move(moves), "default"
 
-    def _strays(self, i: int, record: IO[str] | None) -> None:
+    def _strays(self, i: int, record: RecordWriter | None) -> None:
         """Messages a seat sent unasked are counted; late replies are only noted."""
         seat = self.seats[i]
         for stray in seat.unsolicited():
-            self._note(record, i, "PROTOCOL_ERROR", stray)
+            self._note(record, i, SeatStatus.PROTOCOL_ERROR, stray)
         for note in seat.late():
             self.reports[i].late += 1
-            self._write(record, {"type": "late", "seat": i, "note": note})
+            if record is not None:
+                record.late(i, note)
 
-    def _note(self, record: IO[str] | None, seat: int, status: str, reason: str) -> None:
+    def _note(self, record: RecordWriter | None, seat: int, status: str, reason: str) -> None:
         self.reports[seat].fail(status, reason)
-        self._write(record, {"type": "failure", "seat": seat, "status": status,
-                             "reason": reason})
+        if record is not None:
+            record.failure(seat, status, reason)
 
     def _listening(self, i: int) -> bool:
         """A seat whose process runs hears everything, even after it failed (it is then no
@@ -405,7 +406,7 @@ class Referee:
         if self._listening(seat):
             self.seats[seat].send(msg)
 
-    def _publish(self, game: int, state: GameState, sent: Any, record: IO[str] | None) -> Any:
+    def _publish(self, game: int, state: GameState, sent: Any, record: RecordWriter | None) -> Any:
         """Send every event since ``sent`` (a log node) to every seat, as that seat sees it."""
         hearing = self._hearing
         if record is None and not hearing:
@@ -417,7 +418,7 @@ class Referee:
             node = node[0]
         for event in reversed(fresh):
             if record is not None:
-                self._write(record, {"type": "event", "event": event.view(-1)})
+                record.event(event.view(-1))
             for i in hearing:
                 self._send(i, event_message(game, event, i))
         # Events stay queued: a bot gets them with its next request, or while another bot
@@ -432,16 +433,16 @@ class Referee:
                 self.seats[i].flush()
 
     def _finish(self, game: int, seed: int, state: GameState, forfeit: int | None,
-                record: IO[str] | None, saved: bool = False) -> GameResult:
+                record: RecordWriter | None, saved: bool = False) -> GameResult:
         rules = self.rules
-        winner, reason = state.winner, state.game_end_reason or "unfinished"
+        winner, reason = state.winner, state.game_end_reason or GameEnd.UNFINISHED
         if saved:
-            reason = "saved"
+            reason = GameEnd.SAVED
         if forfeit is not None:
             loser = rules.side_of(forfeit)
             others = [s for s in range(rules.sides) if s != loser]
             best = max(others, key=lambda s: state.scores[s])
-            winner, reason = best, "forfeit"
+            winner, reason = best, GameEnd.FORFEIT
         statuses = [r.status for r in self.reports]
         end = game_end_message(game, state, statuses)
         end.update(winner=winner, reason=reason)
@@ -454,15 +455,9 @@ class Referee:
         return result
 
     # Records -------------------------------------------------------------------------------
-    def _open_record(self, game: int, path: Path | None = None) -> IO[str] | None:
+    def _open_record(self, game: int, path: Path | None = None) -> RecordWriter | None:
         if path is None:
             if self.record_dir is None:
                 return None
             path = self.record_dir / f"game-{game:04d}.jsonl"
-        return open_private(path)
-
-    @staticmethod
-    def _write(record: IO[str] | None, obj: dict[str, Any]) -> None:
-        if record is not None:
-            record.write(json.dumps(obj, separators=(",", ":")) + "\n")
-            record.flush()
+        return RecordWriter(path)

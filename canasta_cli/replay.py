@@ -1,19 +1,16 @@
-"""Reading game records back: replay through the engine, and verify every event and score."""
+"""Game records played back: replay through the engine, and verify every event and score.
+
+The record format itself (writing and reading its lines) is ``records.py``."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .core import GameState, Ruleset, apply, new_game, parse_card_sequence, parse_move
 from .core.cards import KIND_OF
 from .core.events import Event
-
-
-class RecordError(ValueError):
-    """A record that cannot be read; the message names the line."""
+from .records import RecordError, RecordLines, load_record, sealed_parts
 
 
 @dataclass
@@ -28,70 +25,6 @@ class Replay:
     @property
     def ok(self) -> bool:
         return not self.mismatches
-
-
-MAX_RECORD_LINE = 1 << 22  # bytes: a record's lines are far shorter; longer is damage
-
-
-class RecordLines(list[dict[str, Any]]):
-    """A record's lines, with the file line number of each (for messages)."""
-
-    numbers: list[int]
-
-
-def load_record(path: Path, torn_ok: bool = False) -> RecordLines:
-    """The lines of a game record.  Damage is a RecordError naming the file and line; with
-    ``torn_ok`` a last line cut short by a crash (no newline, not JSON) is left out."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"cannot read {path}: {exc.strerror}") from None
-    raw_lines = data.split(b"\n")
-    torn = raw_lines.pop() if raw_lines else b""  # after the last newline: empty unless torn
-    lines = RecordLines()
-    lines.numbers = []
-    for no, raw in enumerate(raw_lines + ([torn] if torn.strip() else []), start=1):
-        if not raw.strip():
-            continue
-        last = no == len(raw_lines) + 1
-        try:
-            obj = _record_line(raw)
-        except ValueError as exc:
-            if last and torn_ok:
-                break  # the line being written when the game stopped
-            raise RecordError(f"{path}:{no}: {exc}") from None
-        lines.append(obj)
-        lines.numbers.append(no)
-    if not lines or lines[0]["type"] != "header":
-        raise RecordError(f"{path}:1: the first line must be the record header")
-    return lines
-
-
-def _record_line(raw: bytes) -> dict[str, Any]:
-    if len(raw) > MAX_RECORD_LINE:
-        raise ValueError(f"a line of {len(raw)} bytes is not a record line")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError("not text (the file is not a game record)") from None
-    try:
-        obj = json.loads(text)
-    except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
-    except ValueError as exc:
-        raise ValueError(f"not JSON ({str(exc)[:80]})") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-        raise ValueError("each line must be an object with a string 'type'")
-    return obj
-
-
-def sealed_parts(lines: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The seed, dealer and stacked decks of a record: in its header (records written before
-    records were sealed) or in the ``reveal`` line written when the game was over."""
-    header = lines[0]
-    if not header.get("sealed"):
-        return header
-    return next((ln for ln in lines if ln["type"] == "reveal"), None)
 
 
 def replay(lines: list[dict[str, Any]], secret: dict[str, Any] | None = None) -> Replay:
@@ -173,3 +106,6 @@ def verify(lines: list[dict[str, Any]], secret: dict[str, Any] | None = None) ->
         rep.mismatches.append("the record ends before its result line: the game was cut short"
                               " or the file is incomplete")
     return rep
+
+
+__all__ = ["RecordError", "RecordLines", "Replay", "load_record", "replay", "sealed_parts", "verify"]

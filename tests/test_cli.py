@@ -168,8 +168,8 @@ def test_bench_without_the_example_bot_says_so(what: str, monkeypatch: pytest.Mo
                                                 tmp_path: Path) -> None:
     """An installed copy has no bots/ directory: the bench refuses instead of timing a bot
     that cannot start."""
-    import canasta_cli.cli as cli
-    monkeypatch.setattr(cli, "_bots_dir", lambda: tmp_path / "bots")
+    from canasta_cli.bench import example_bot
+    monkeypatch.setattr(example_bot, "bots_dir", lambda: tmp_path / "bots")
     result = CliRunner().invoke(app, ["bench", what, "--games", "1", "--rounds", "1"]
                                 if what == "tournament" else ["bench", what, "--games", "1"])
     assert result.exit_code == 2

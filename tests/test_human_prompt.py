@@ -144,7 +144,7 @@ def test_hot_seat_hand_over_clears_the_scrollback_too() -> None:
 
 
 def test_the_story_names_players_and_tells_a_pile_take_as_one_action() -> None:
-    from canasta_cli.describe import story
+    from canasta_cli.event_text import story
     from canasta_cli.ui.render import seat_labels
     labels = seat_labels(0, ["human", "builtin:greedy", "human:Ann", "x"], True)
     assert labels == ["You", "Left", "Ann", "Right"]
@@ -212,7 +212,7 @@ def test_a_line_of_several_moves_is_checked_whole() -> None:
 
 def test_nothing_may_follow_a_draw_in_one_line() -> None:
     from canasta_cli.core import parse_move
-    from canasta_cli.core.explain import check_sequence
+    from canasta_cli.core.engine import check_sequence
     st = new_game(CLASSIC, seed=1, dealer=3)
     problem = check_sequence(st, [parse_move("draw"), parse_move("discard 9")])
     assert problem is not None and problem[0] == 1 and "not known yet" in problem[1]

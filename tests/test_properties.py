@@ -144,16 +144,12 @@ def _redeal(st: GameState, seat: int, rng: random.Random) -> GameState:
     see, and the hidden parts of the log (deck, others' deals and draws) scrambled too."""
     hidden = [c for s, h in enumerate(st.hands) if s != seat for c in h] + list(st.stock)
     rng.shuffle(hidden)
-    new = st._copy()
     hands = list(st.hands)
     pos = 0
     for s, h in enumerate(st.hands):
         if s != seat:
             hands[s] = tuple(sorted(hidden[pos:pos + len(h)]))
             pos += len(h)
-    new.hands = tuple(hands)
-    new.stock = tuple(hidden[pos:])
-    new.recount()
     everything = list(range(st.rules.deck_size))
     node, events = st.log, []
     while node is not None:
@@ -170,8 +166,7 @@ def _redeal(st: GameState, seat: int, rng: random.Random) -> GameState:
         elif isinstance(e, Drew) and e.seat != seat and not _public_draw(events, e):
             e = Drew(e.seat, rng.choice(everything), e.replacement)
         log = (log, e)
-    new.log = log
-    return new
+    return st.replace(hands=tuple(hands), stock=tuple(hidden[pos:]), log=log)
 
 
 def _public_draw(events: list[object], e: Drew) -> bool:

@@ -9,7 +9,7 @@ from helpers import legal_texts, play, setup
 from canasta_cli.core import PRESETS, Draw, TakePile, apply, legal_moves, new_game, observation
 from canasta_cli.core.cards import VALUE_OF
 from canasta_cli.core.moves import Discard
-from canasta_cli.describe import describe_event
+from canasta_cli.event_text import describe_event
 from canasta_cli.ui.render import Style, render_table
 
 CUT = PRESETS["three-player-cutthroat"]

@@ -9,7 +9,7 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from canasta_cli.benchcorners import CORNERS
+from canasta_cli.bench.corners import CORNERS
 from canasta_cli.cli import app
 from canasta_cli.core import PRESETS, apply, legal_moves, new_game, preset
 from canasta_cli.core.cards import KIND_VALUE
@@ -18,7 +18,7 @@ from canasta_cli.core.legality import situation
 from canasta_cli.core.state import Phase
 
 # Per preset, as commit 3ce4f47 played them: the digest of 8 hands of seeded random play (the
-# loop of canasta_cli/benchcompare.py's player: every move and score must stay the same), and
+# loop of canasta_cli/bench/compare.py's player: every move and score must stay the same), and
 # the digest of every event of two 3-hand games, with the physical cards (which card of a kind
 # a move takes, the deal, the draws).
 BEFORE = {

@@ -11,6 +11,7 @@ Public API::
 from .cards import CardParseError, card_text, parse_card_sequence, parse_kind
 from .deckfile import DeckFileError, deck_from_seats, parse_deck_text
 from .engine import DeckError, IllegalMoveError, apply, new_game, shuffled_deck
+from .errors import CanastaError
 from .events import Event
 from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
@@ -21,7 +22,8 @@ from .scoring import HandResult, SideScore
 from .state import GameState, MeldState, Phase
 
 __all__ = [
-    "CLASSIC", "NOTATION_HELP", "PRESETS", "Add", "Answer", "Ask", "CardParseError", "DeckError",
+    "CLASSIC", "NOTATION_HELP", "PRESETS", "Add", "Answer", "Ask", "CanastaError", "CardParseError",
+    "DeckError",
     "DeckFileError", "Discard", "Draw", "EndHand", "Event", "GameState", "HandResult",
     "IllegalMoveError", "Meld", "MeldState", "Move", "NotationError", "Phase", "Ruleset",
     "RulesError", "SideScore", "TakePile", "apply", "card_text", "deck_from_seats", "describe",

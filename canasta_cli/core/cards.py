@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from .errors import CanastaError
+
 SUITS = "cdhs"
 SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 RED_SUITS = frozenset("dh")
@@ -85,7 +87,7 @@ def cards_value(cards: Iterable[int]) -> int:
     return sum(VALUE_OF[c] for c in cards)
 
 
-class CardParseError(ValueError):
+class CardParseError(CanastaError):
     """A card or rank token that cannot be read."""
 
 

@@ -23,10 +23,11 @@ from collections.abc import Sequence
 
 from .cards import KIND_OF, parse_card_sequence
 from .engine import shuffled_deck
+from .errors import CanastaError
 from .rules import Ruleset
 
 
-class DeckFileError(ValueError):
+class DeckFileError(CanastaError):
     """A deck listing that cannot be read; the message names the line."""
 
 

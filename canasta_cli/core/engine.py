@@ -23,8 +23,11 @@ from .cards import (
     VALUE_OF,
     full_deck,
 )
+from .errors import CanastaError
+from .explain import explain
 from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
+from .reasons import GameEnd, HandEnd
 from .rules import CLASSIC, Ruleset
 from .scoring import HandResult, score_side
 from .state import (
@@ -39,7 +42,7 @@ from .state import (
 )
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(CanastaError):
     """A move that ``legal_moves`` does not list; the message says why."""
 
     def __init__(self, move: object, reason: str) -> None:
@@ -48,7 +51,7 @@ class IllegalMoveError(ValueError):
         self.reason = reason
 
 
-class DeckError(ValueError):
+class DeckError(CanastaError):
     """A stacked deck that is not a (partial) ordering of the pack."""
 
 
@@ -119,21 +122,10 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
         dealer = random.Random(f"canasta/{seed}/dealer").randrange(rules.players)
     if not 0 <= dealer < rules.players:
         raise ValueError(f"dealer must be a seat from 0 to {rules.players - 1}")
-    st = object.__new__(GameState)
-    st.rules = rules
-    st.seed = seed
-    st.stacked = tuple(complete_deck(rules, d, seed, hand_no + i) for i, d in enumerate(orders))
-    st.first_hand = hand_no
-    st.hand_no = hand_no - 1
-    st.dealer = (dealer - 1) % rules.players
-    st.scores = start
-    st.results = ()
-    st.winner = None
-    st.game_end_reason = None
-    st.turn_no = 0
-    st.log = None
-    st.views = {}
-    st._legal = None
+    stacked = tuple(complete_deck(rules, d, seed, hand_no + i) for i, d in enumerate(orders))
+    # The state before the first deal: ``_deal`` moves to the next hand and dealer.
+    st = GameState(rules, seed, stacked=stacked, first_hand=hand_no, hand_no=hand_no - 1,
+                   dealer=(dealer - 1) % rules.players, scores=start)
     _deal(st)
     return st
 
@@ -163,14 +155,14 @@ def check_scores(rules: Ruleset, scores: Sequence[int] | None) -> tuple[int, ...
     return tuple(values)
 
 
-def game_over_reason(rules: Ruleset, scores: Sequence[int]) -> str | None:
+def game_over_reason(rules: Ruleset, scores: Sequence[int]) -> GameEnd | None:
     """Whether totals end the game after a hand: "target", "draw", or None to play on."""
     best = max(scores)
     if best < rules.target:
         return None
     if sum(1 for s in scores if s == best) == 1:
-        return "target"
-    return "draw" if rules.tie_policy == "draw" else None
+        return GameEnd.TARGET
+    return GameEnd.DRAW if rules.tie_policy == "draw" else None
 
 
 def _deck_ids(deck: Sequence[int] | Sequence[str] | str, rules: Ruleset) -> list[int]:
@@ -200,12 +192,11 @@ def apply(state: GameState, move: Move | str) -> GameState:
             break
     else:
         if move in legal:
-            st = state._copy()
+            st = state.copy()
             _DO[type(move)](st, move)
             return st
-        from .explain import explain
         raise IllegalMoveError(move, explain(state, move))
-    st = state._copy()
+    st = state.copy()
     _DO[type(move)](st, move)
     return st
 
@@ -225,8 +216,24 @@ def _answer(st: GameState, move: Answer) -> None:
 
 
 def _end(st: GameState, move: EndHand) -> None:
-    reason = "stock_exhausted" if st.phase is Phase.DRAW else "last_red_three"
+    reason = HandEnd.STOCK_EXHAUSTED if st.phase is Phase.DRAW else HandEnd.LAST_RED_THREE
     _end_hand(st, reason, None, False)
+
+
+def check_sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | None:
+    """Can the player to act play ``moves`` one after the other, all of them?  None if so,
+    else the index of the first move that cannot be played and why.  Nothing may follow a
+    draw: what it brings is not known when the line is typed (checking further would tell)."""
+    actor = state.actor
+    for i, move in enumerate(moves):
+        if i and isinstance(moves[i - 1], Draw):
+            return i, "nothing can follow 'draw' in one line: the card drawn is not known yet"
+        if state.is_over or state.actor != actor:
+            return i, "your turn is over by then"
+        if move not in legal_moves(state):
+            return i, explain(state, move)
+        state = apply(state, move)
+    return None
 
 
 # Internals -----------------------------------------------------------------------------------
@@ -330,7 +337,7 @@ _NO_CARDS: frozenset[int] = frozenset()
 
 def _start_turn(st: GameState, seat: int) -> None:
     if st.turn_no >= st.rules.max_turns:
-        _end_hand(st, "turn_limit", None, False)
+        _end_hand(st, HandEnd.TURN_LIMIT, None, False)
         return
     st.turn_seat = seat
     st.actor = seat
@@ -376,7 +383,7 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     _put_hand(st, seat, tuple(sorted(st.hands[seat] + tuple(drawn))), tuple(counts))
     if last_red3:
         if st.rules.last_card_red3 == "end_now":
-            _end_hand(st, "last_red_three", None, False)
+            _end_hand(st, HandEnd.LAST_RED_THREE, None, False)
             return
         st.phase = Phase.MELD_NO_DISCARD
         return
@@ -553,10 +560,6 @@ def _discard(st: GameState, mv: Discard) -> None:
     _start_turn(st, (seat + 1) % st.rules.players)
 
 
-def _finish_turn(st: GameState, seat: int) -> None:
-    _start_turn(st, (seat + 1) % st.rules.players)
-
-
 def _maybe_out(st: GameState) -> None:
     seat = st.turn_seat
     if not st.hands[seat] and not st.pile_pending:
@@ -579,7 +582,7 @@ def _go_out(st: GameState, seat: int) -> None:
     _log(st, ev.WentOut(seat, concealed))
     if st.rules.cutthroat and st.lone is None:
         _form_partners(st, seat)
-    _end_hand(st, "went_out", seat, concealed)
+    _end_hand(st, HandEnd.WENT_OUT, seat, concealed)
 
 
 def _form_partners(st: GameState, lone: int) -> None:
@@ -612,7 +615,7 @@ def _form_partners(st: GameState, lone: int) -> None:
     _log(st, ev.PartnersFormed(lone, (a, b), tuple(merged)))
 
 
-def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool) -> None:
+def _end_hand(st: GameState, reason: HandEnd, out_seat: int | None, concealed: bool) -> None:
     rules = st.rules
     out_row = st.team[out_seat] if out_seat is not None else None
     sides = []
@@ -633,9 +636,9 @@ def _end_hand(st: GameState, reason: str, out_seat: int | None, concealed: bool)
     leaders = [i for i, s in enumerate(st.scores) if s == best]
     over = game_over_reason(rules, st.scores)
     if over is None and st.hand_no - st.first_hand + 1 >= rules.max_hands:
-        over = "hand_limit"
-    if over is None and reason == "turn_limit":
-        over = "turn_limit"
+        over = GameEnd.HAND_LIMIT
+    if over is None and reason == HandEnd.TURN_LIMIT:
+        over = GameEnd.TURN_LIMIT
     if over is not None:
         st.winner = leaders[0] if len(leaders) == 1 else None
         st.game_end_reason = over

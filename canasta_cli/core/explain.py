@@ -6,7 +6,7 @@ This module only explains: legality itself is decided by ``legal_moves``.  ``app
 
 from __future__ import annotations
 
-from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_TEXT, RED3, is_natural_kind
+from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_TEXT, N_KINDS, RED3, is_natural_kind
 from .legality import frozen_against, hand_counts, pile_blocker, situation
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .state import GameState, Phase
@@ -27,10 +27,44 @@ def _names_red_three(move: Move) -> bool:
 
 
 def explain(state: GameState, move: Move) -> str:
+    reason = _malformed(move)
+    if reason is not None:
+        return reason
     reason = _reason(state, move)
     if reason is None:
         return "that move would leave no legal way to finish your turn"
     return reason
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _malformed(move: object) -> str | None:
+    """Why ``move`` is no move at all (an unknown type, a kind out of range, a negative or
+    non-whole count), before any rule is asked: such a move reaches the engine only through
+    the API, never through the notation."""
+    if not isinstance(move, (Draw, TakePile, Meld, Add, Discard, Ask, Answer, EndHand)):
+        return f"{type(move).__name__} is not a move (see canasta_cli.core.moves)"
+    kinds: tuple[tuple[str, object], ...] = ()
+    counts: tuple[tuple[str, object], ...] = ()
+    if isinstance(move, (Meld, TakePile)):
+        kinds = (("rank", move.rank),)
+        counts = (("naturals", move.naturals), ("deuces", move.deuces), ("jokers", move.jokers))
+    elif isinstance(move, Add):
+        kinds = (("rank", move.rank), ("kind", move.kind))
+    elif isinstance(move, Discard):
+        kinds = (("kind", move.kind),)
+    elif isinstance(move, Answer) and not isinstance(move.yes, bool):
+        return f"an answer is yes or no (True or False), not {move.yes!r}"
+    for name, value in kinds:
+        if not _is_int(value) or not 0 <= value < N_KINDS:  # type: ignore[operator]
+            return (f"{name} {value!r} is not a card kind: kinds are whole numbers from 0"
+                    f" ({KIND_TEXT[0]}) to {N_KINDS - 1} (red 3)")
+    for name, value in counts:
+        if not _is_int(value) or value < 0:  # type: ignore[operator]
+            return f"{name} must be a whole number of cards, 0 or more, not {value!r}"
+    return None
 
 
 def _reason(state: GameState, move: Move) -> str | None:  # noqa: C901 - one branch per rule
@@ -238,21 +272,3 @@ def _after_reason(state: GameState) -> str | None:
         return "your partner said no: you must keep at least two cards so as to discard one"
     return (f"you must keep at least two cards unless you can go out, and going out needs "
             f"{state.rules.canastas_to_go_out} canasta(s)")
-
-
-def check_sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | None:
-    """Can the player to act play ``moves`` one after the other, all of them?  None if so,
-    else the index of the first move that cannot be played and why.  Nothing may follow a
-    draw: what it brings is not known when the line is typed (checking further would tell)."""
-    from .engine import apply
-    from .legality import legal_moves
-    actor = state.actor
-    for i, move in enumerate(moves):
-        if i and isinstance(moves[i - 1], Draw):
-            return i, "nothing can follow 'draw' in one line: the card drawn is not known yet"
-        if state.is_over or state.actor != actor:
-            return i, "your turn is over by then"
-        if move not in legal_moves(state):
-            return i, explain(state, move)
-        state = apply(state, move)
-    return None

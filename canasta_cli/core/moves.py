@@ -1,7 +1,7 @@
 """Moves: atomic, canonical actions named by card kind, never by physical card.
 
 Each move is a small frozen value with a pasteable repr.  Which physical card a kind refers
-to is chosen by the engine (see ``engine._take_kind``), because suits never matter to play.
+to is chosen by the engine (see ``engine._pick_one``), because suits never matter to play.
 """
 
 from __future__ import annotations

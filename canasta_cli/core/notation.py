@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_TEXT, RED3, CardParseError, parse_kind
+from .errors import CanastaError
 from .moves import (
     ASK,
     DRAW,
@@ -34,7 +35,7 @@ from .moves import (
 NOTATION_HELP = __doc__ or ""
 
 
-class NotationError(ValueError):
+class NotationError(CanastaError):
     """Text that is not a move; the message says what was expected.
 
     Text that names a real move the rules forbid (``meld 3h 3h 3h``, ``meld 3 3 2``,

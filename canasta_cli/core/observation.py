@@ -54,12 +54,23 @@ def observation(state: GameState, seat: int, history: bool = True) -> dict[str, 
         obs["winner"] = state.winner
         obs["end_reason"] = state.game_end_reason
     if history:
-        obs["history"] = history_views(state, seat)
+        obs["history"] = [_fresh(view) for view in history_views(state, seat)]
     return obs
 
 
+def _fresh(value: Any) -> Any:
+    """A copy of a JSON value that shares nothing mutable with it: the event views are kept
+    for the next observations of the game, so the caller gets its own."""
+    if isinstance(value, dict):
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fresh(v) for v in value]
+    return value
+
+
 def history_views(state: GameState, seat: int) -> list[dict[str, Any]]:
-    """Every event so far as ``seat`` sees it.  The views already made for an earlier state of
+    """Every event so far as ``seat`` sees it, to read, not to change (``observation`` hands out
+    copies).  The views already made for an earlier state of
     the same game are reused (the log only grows), so a game's observations cost the new
     events only, not the whole log each time."""
     cache = state.views

@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .errors import CanastaError
+
 UpcardCover = Literal["any_three_or_wild", "red_three_or_wild"]
 Red3Timing = Literal["after_deal", "first_turn"]
 LastCardRed3 = Literal["end_now", "meld_no_discard"]
@@ -17,7 +19,7 @@ ForcedTake = Literal["matches_meld", "any_legal"]
 TiePolicy = Literal["play_on", "draw"]
 
 
-class RulesError(ValueError):
+class RulesError(CanastaError):
     """An impossible or unknown rule option."""
 
 

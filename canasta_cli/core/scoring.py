@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import VALUE_OF
+from .melds import MeldState
+from .reasons import HandEnd
 from .rules import Ruleset
-from .state import MeldState
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +38,7 @@ class SideScore:
 @dataclass(frozen=True, slots=True)
 class HandResult:
     hand_no: int
-    reason: str
+    reason: HandEnd
     went_out: int | None
     concealed: bool
     sides: tuple[SideScore, ...]

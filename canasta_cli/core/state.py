@@ -1,17 +1,16 @@
 """Game state: immutable by contract, copied on every ``apply``.
 
 The state is a flat slotted object rather than a frozen dataclass because ``apply`` runs tens
-of thousands of times a second in random play; ``_copy`` plus tuple fields keeps it pure.
+of thousands of times a second in random play; ``copy`` plus tuple fields keeps it pure.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from operator import add
 from typing import TYPE_CHECKING, Any
 
-from .cards import KIND_OF, KIND_TEXT, N_KINDS, TEXT_OF, VALUE_OF
+from .melds import EMPTY_MELDS, EMPTY_ROW_INFO, MeldState, RowInfo, kind_counts, row_info, with_meld
+from .reasons import GameEnd
 
 if TYPE_CHECKING:
     from .events import Event
@@ -28,129 +27,59 @@ class Phase(enum.Enum):
     GAME_OVER = "game_over"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class MeldState:
-    """A meld on the table.  ``created_turn`` and ``owner`` decide concealed status.
-
-    Immutable by contract, like the state that holds it (a new meld replaces it when it
-    grows); not ``frozen`` because a frozen dataclass's constructor costs five times more,
-    and one is made on every meld, addition and pile take."""
-
-    rank: int
-    cards: tuple[int, ...]
-    wilds: int
-    owner: int
-    created_turn: int
-    concealed: bool = False
-    _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
-    # The JSON text of ``to_json()``, filled by the protocol layer: a cache that lives and dies
-    # with the meld, so it is bounded by the melds alive instead of by a global table.
-    _wire: str | None = field(default=None, init=False, repr=False, compare=False)
-
-    @property
-    def size(self) -> int:
-        return len(self.cards)
-
-    @property
-    def naturals(self) -> int:
-        return len(self.cards) - self.wilds
-
-    @property
-    def is_canasta(self) -> bool:
-        return len(self.cards) >= 7
-
-    @property
-    def is_natural(self) -> bool:
-        return self.wilds == 0
-
-    @property
-    def value(self) -> int:
-        return sum(VALUE_OF[c] for c in self.cards)
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON view, computed once per meld (melds are immutable); callers must not mutate it."""
-        if self._json is None:
-            status = None
-            if self.is_canasta:
-                status = "natural" if self.is_natural else "mixed"
-            object.__setattr__(self, "_json", {
-                "rank": KIND_TEXT[self.rank], "cards": [TEXT_OF[c] for c in self.cards],
-                "naturals": self.naturals, "wilds": self.wilds, "canasta": status,
-                "concealed": self.concealed and self.is_canasta})
-        assert self._json is not None
-        return self._json
-
-
-EMPTY_MELDS: tuple[MeldState | None, ...] = (None,) * N_KINDS
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class RowInfo:
-    """A row of melds as counts, kept beside it in the state so that every ``legal_moves``
-    call does not rebuild it: per natural rank, melded or not, naturals and wild cards.
-    Immutable by contract (see ``MeldState``)."""
-
-    ex: tuple[bool, ...]
-    nat: tuple[int, ...]
-    wild: tuple[int, ...]
-    canastas: int
-    b3_melded: bool
-    melded: bool
-    tot: tuple[int, ...]  # cards per rank (naturals and wild cards), for the going-out bound
-
-
-def row_info(row: tuple[MeldState | None, ...]) -> RowInfo:
-    ex, nat, wild = [False] * 11, [0] * 11, [0] * 11
-    canastas = 0
-    for r in range(11):
-        m = row[r]
-        if m is not None:
-            ex[r] = True
-            nat[r] = len(m.cards) - m.wilds
-            wild[r] = m.wilds
-            if len(m.cards) >= 7:
-                canastas += 1
-    return RowInfo(tuple(ex), tuple(nat), tuple(wild), canastas, row[13] is not None,
-                   any(m is not None for m in row), tuple(map(add, nat, wild)))
-
-
-EMPTY_ROW_INFO = row_info(EMPTY_MELDS)
-
-
-def with_meld(info: RowInfo, meld: MeldState) -> RowInfo:
-    """``info`` after ``meld`` is put in its rank's place (new, or grown by a card)."""
-    r = meld.rank
-    if r == 13:
-        return RowInfo(info.ex, info.nat, info.wild, info.canastas, True, True, info.tot)
-    n = len(meld.cards)
-    canastas = info.canastas + (1 if n >= 7 and info.tot[r] < 7 else 0)
-    ex, nat, wild, tot = list(info.ex), list(info.nat), list(info.wild), list(info.tot)
-    ex[r] = True
-    nat[r] = n - meld.wilds
-    wild[r] = meld.wilds
-    tot[r] = n
-    return RowInfo(tuple(ex), tuple(nat), tuple(wild), canastas, info.b3_melded, True,
-                   tuple(tot))
-
-
-def kind_counts(hand: tuple[int, ...] | list[int]) -> tuple[int, ...]:
-    counts = [0] * N_KINDS
-    for c in hand:
-        counts[KIND_OF[c]] += 1
-    return tuple(counts)
+# One line per field: (name, what it holds).  The constructor, ``copy`` and the docs use it.
+FIELDS: tuple[tuple[str, str], ...] = (
+    ("rules", "the Ruleset in force"),
+    ("seed", "the game's seed: every unstacked hand's deck derives from (seed, hand number)"),
+    ("stacked", "the stacked decks of the first hands, complete, top card first"),
+    ("first_hand", "the number of the first hand dealt (``new_game(hand_no=...)``)"),
+    ("hand_no", "the number of the hand being played"),
+    ("dealer", "the seat that dealt this hand"),
+    ("phase", "what the player to act may do (a Phase)"),
+    ("actor", "the seat to act: the turn's player, or the partner asked; -1 once over"),
+    ("turn_seat", "the seat whose turn it is"),
+    ("hands", "each seat's hand, card ids sorted"),
+    ("stock", "the stock, the next card drawn first"),
+    ("pile", "the discard pile, bottom first (its top card last)"),
+    ("pile_frozen", "whether the pile is frozen for everyone (a wild card or a three in it)"),
+    ("melds", "per meld row (side), per kind: the MeldState or None"),
+    ("red3", "per side: the red threes laid, in the order laid"),
+    ("scores", "cumulative score per side, hands finished so far"),
+    ("turn_no", "turns begun in the whole game (the limit ``max_turns`` counts these)"),
+    ("hand_turns", "turns begun in this hand"),
+    ("side_open_at_start", "whether the turn's row held a meld when the turn began"),
+    ("seat_melded", "per seat: whether it has melded this hand (concealed going out)"),
+    ("seat_melded_at_start", "whether the turn's player had melded before this turn"),
+    ("opening_total", "points melded this turn toward the initial-meld minimum"),
+    ("took_pile", "whether the turn's player took the pile this turn"),
+    ("pile_pending", "an opening by the pile whose pick-up waits for the minimum"),
+    ("from_pile", "card ids picked up with the pile this turn (not melded concealed)"),
+    ("acted", "whether the turn's player has melded or added this turn"),
+    ("asked", "whether the turn's player asked the partner 'may I go out?' this turn"),
+    ("permission", "the partner's answer this turn, None if not asked"),
+    ("foreign_add", "whether the turn's player added to a meld another seat began"),
+    ("committed_out", "a black-three meld was laid: the player must go out this turn"),
+    ("results", "the HandResult of every finished hand, in order"),
+    ("winner", "the winning side once the game is over; None for a draw or while playing"),
+    ("game_end_reason", "why the game ended (target, draw, hand_limit, turn_limit) or None"),
+    ("log", "the event log as a cons list (previous, event), newest first; None if empty"),
+    ("team", "per seat: the meld row it plays on (its side's, or a cut-throat partner's)"),
+    ("lone", "cut-throat: the seat playing alone this hand once partners formed, else None"),
+    ("hc", "per seat: card counts per kind of its hand (kept beside ``hands``)"),
+    ("minfo", "per meld row: its RowInfo counts (kept beside ``melds``)"),
+    ("minimums", "per side: the initial-meld minimum for this hand"),
+    ("views", "shared by every state of one game: each seat's event views up to a log node"),
+)
 
 
 class GameState:
-    """Everything about a game in progress.  Treat as immutable: use ``engine.apply``."""
+    """Everything about a game in progress (the fields: ``FIELDS``).  Treat as immutable:
+    ``engine.apply`` makes the next state; ``copy`` and ``replace`` make changed copies.
 
-    __slots__ = (
-        "rules", "seed", "stacked", "first_hand", "hand_no", "dealer", "phase", "actor", "turn_seat",
-        "hands", "stock", "pile", "pile_frozen", "melds", "red3", "scores", "turn_no",
-        "hand_turns", "side_open_at_start", "seat_melded", "seat_melded_at_start",
-        "opening_total", "took_pile", "pile_pending", "from_pile", "acted", "asked",
-        "permission", "foreign_add", "committed_out", "results", "winner", "game_end_reason",
-        "log", "team", "lone", "hc", "minfo", "minimums", "views", "_legal",
-    )
+    Made only by ``GameState(...)`` (``engine.new_game``; ``core.determinize`` for a deal
+    consistent with what a seat knows); the fields the deal sets default to an empty table."""
+
+    __slots__ = (*(name for name, _ in FIELDS), "_legal")
 
     rules: Ruleset
     seed: int
@@ -184,19 +113,77 @@ class GameState:
     committed_out: bool
     results: tuple[HandResult, ...]
     winner: int | None
-    game_end_reason: str | None
+    game_end_reason: GameEnd | None
     log: tuple[Any, ...] | None
     team: tuple[int, ...]
     lone: int | None
     hc: tuple[tuple[int, ...], ...]
     minfo: tuple[RowInfo, ...]
     minimums: tuple[int, ...]
-    # Shared by every state of one game: each seat's event views up to some log node, so that
-    # observations with history are made incrementally (one entry per seat: bounded).
     views: dict[int, tuple[Any, list[dict[str, Any]]]]
-    _legal: Any
+    _legal: Any  # legality's cache of this state's listed moves
 
-    def _copy(self) -> GameState:
+    def __init__(self, rules: Ruleset, seed: int, *, stacked: tuple[tuple[int, ...], ...] = (),
+                 first_hand: int = 1, hand_no: int = 1, dealer: int = 0,
+                 phase: Phase = Phase.DRAW, actor: int = 0, turn_seat: int = 0,
+                 hands: tuple[tuple[int, ...], ...] = (), stock: tuple[int, ...] = (),
+                 pile: tuple[int, ...] = (), pile_frozen: bool = False,
+                 melds: tuple[tuple[MeldState | None, ...], ...] = (),
+                 red3: tuple[tuple[int, ...], ...] = (), scores: tuple[int, ...] = (),
+                 turn_no: int = 0, hand_turns: int = 0, side_open_at_start: bool = False,
+                 seat_melded: tuple[bool, ...] = (), seat_melded_at_start: bool = False,
+                 opening_total: int = 0, took_pile: bool = False, pile_pending: bool = False,
+                 from_pile: frozenset[int] = frozenset(), acted: bool = False,
+                 asked: bool = False, permission: bool | None = None,
+                 foreign_add: bool = False, committed_out: bool = False,
+                 results: tuple[HandResult, ...] = (), winner: int | None = None,
+                 game_end_reason: GameEnd | None = None, log: tuple[Any, ...] | None = None,
+                 team: tuple[int, ...] | None = None, lone: int | None = None) -> None:
+        n, sides = rules.players, rules.sides
+        self.rules = rules
+        self.seed = seed
+        self.stacked = stacked
+        self.first_hand = first_hand
+        self.hand_no = hand_no
+        self.dealer = dealer
+        self.phase = phase
+        self.actor = actor
+        self.turn_seat = turn_seat
+        self.hands = hands or ((),) * n
+        self.stock = stock
+        self.pile = pile
+        self.pile_frozen = pile_frozen
+        self.melds = melds or (EMPTY_MELDS,) * sides
+        self.red3 = red3 or ((),) * sides
+        self.scores = scores or (0,) * sides
+        self.turn_no = turn_no
+        self.hand_turns = hand_turns
+        self.side_open_at_start = side_open_at_start
+        self.seat_melded = seat_melded or (False,) * n
+        self.seat_melded_at_start = seat_melded_at_start
+        self.opening_total = opening_total
+        self.took_pile = took_pile
+        self.pile_pending = pile_pending
+        self.from_pile = from_pile
+        self.acted = acted
+        self.asked = asked
+        self.permission = permission
+        self.foreign_add = foreign_add
+        self.committed_out = committed_out
+        self.results = results
+        self.winner = winner
+        self.game_end_reason = game_end_reason
+        self.log = log
+        self.team = team if team is not None else tuple(rules.side_of(s) for s in range(n))
+        self.lone = lone
+        self.views = {}
+        self.recount()
+
+    def copy(self) -> GameState:
+        """A copy to change (``apply`` makes each next state so): every field is shared, which
+        is safe because every field is immutable except ``views``, a cache shared on purpose
+        by every state of one game.  The derived counts must be rebuilt (``recount``) after
+        changing ``hands``, ``melds`` or ``scores`` by hand; ``replace`` does that."""
         new = object.__new__(GameState)
         new.rules = self.rules
         new.seed = self.seed
@@ -241,6 +228,18 @@ class GameState:
         new._legal = None
         return new
 
+    def replace(self, **changes: Any) -> GameState:
+        """A copy with these fields changed and the derived counts rebuilt: how puzzles,
+        benchmarks and tests set up a position (``state.replace(hands=..., stock=...)``)."""
+        unknown = set(changes) - _SETTABLE
+        if unknown:
+            raise TypeError(f"GameState has no field {sorted(unknown)[0]!r} to replace")
+        new = self.copy()
+        for name, value in changes.items():
+            setattr(new, name, value)
+        new.recount()
+        return new
+
     # Read-only conveniences ----------------------------------------------------------------
     @property
     def is_over(self) -> bool:
@@ -254,8 +253,8 @@ class GameState:
         return self.rules.side_of(seat)
 
     def recount(self) -> None:
-        """Rebuild the counts kept beside ``hands`` and ``melds`` (``hc``, ``minfo``): needed
-        only by code that sets those fields itself on a copy (puzzles, tests), never by play."""
+        """Rebuild the counts kept beside ``hands``, ``melds`` and ``scores`` (``hc``,
+        ``minfo``, ``minimums``) and forget the listed moves."""
         self.hc = tuple(kind_counts(h) for h in self.hands)
         self.minfo = tuple(row_info(row) for row in self.melds)
         self.minimums = tuple(self.rules.initial_minimum(s) for s in self.scores)
@@ -283,3 +282,9 @@ class GameState:
     def __repr__(self) -> str:
         return (f"<GameState {self.rules.name} hand {self.hand_no} turn {self.hand_turns} "
                 f"{self.phase.value} seat {self.actor} scores {list(self.scores)}>")
+
+
+_SETTABLE = frozenset(name for name, _ in FIELDS) - {"hc", "minfo", "minimums", "views"}
+
+__all__ = ["EMPTY_MELDS", "EMPTY_ROW_INFO", "FIELDS", "GameState", "MeldState", "Phase", "RowInfo",
+           "kind_counts", "row_info", "with_meld"]

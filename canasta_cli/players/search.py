@@ -25,14 +25,12 @@ from ..core.cards import (
     JOKER,
     KIND_OF,
     KIND_VALUE,
-    full_deck,
-    parse_card_sequence,
-    parse_kind,
 )
+from ..core.determinize import determinize
 from ..core.facts import public_facts
 from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
-from ..core.state import EMPTY_MELDS, GameState, MeldState, Phase, kind_counts
+from ..core.state import GameState, Phase, kind_counts
 
 CANASTA_BONUS = {True: 500, False: 300}
 
@@ -45,92 +43,6 @@ class Ranked:
     text: str
     value: float
     samples: int
-
-
-# Determinization -----------------------------------------------------------------------------
-
-def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
-                rng: random.Random) -> GameState:
-    """A full game state consistent with what the seat knows; the cards it cannot see dealt at
-    random among the other hands (after their known cards) and the stock."""
-    seat = int(obs["seat"])
-    players = int(obs["players"])
-    # Every card the seat can name, each text given its own copy of the pack (as in a deck
-    # file); what is left of the pack is what it cannot see.
-    groups = [list(obs["hand"]), *[m["cards"] for row in obs["melds"] for m in row],
-              *obs["red_threes"], list(facts["pile"]),
-              *[facts["known"][s] if s != seat else [] for s in range(players)]]
-    ids = iter(parse_card_sequence([c for g in groups for c in g], rules.decks))
-    named = [[next(ids) for _ in g] for g in groups]
-    hand, rest_named = named[0], named[1:]
-    melds_rows: list[tuple[MeldState | None, ...]] = []
-    for row in obs["melds"]:
-        slots: list[MeldState | None] = list(EMPTY_MELDS)
-        for m in row:
-            cards = tuple(rest_named.pop(0))
-            rank = parse_kind(m["rank"])
-            owner = rules.seats_of(len(melds_rows))[0]  # a seat of the row's side
-            slots[rank] = MeldState(rank, cards, int(m["wilds"]), owner, 0,
-                                    bool(m.get("concealed")))
-        melds_rows.append(tuple(slots))
-    red3 = tuple(tuple(rest_named.pop(0)) for _ in obs["red_threes"])
-    pile = tuple(rest_named.pop(0))
-    hands = [list(g) for g in rest_named]  # the known cards of every other hand
-    hands[seat] = hand
-    seen = {c for g in named for c in g}
-    rest = [c for c in full_deck(rules.decks) if c not in seen]
-    rng.shuffle(rest)
-    for s in range(players):
-        if s != seat:
-            need = int(obs["hand_counts"][s]) - len(hands[s])
-            hands[s] += rest[:need]
-            rest = rest[need:]
-    stock = tuple(rest[:int(obs["stock_size"])])
-    st = object.__new__(GameState)
-    st.rules = rules
-    st.seed = rng.randrange(2**31)
-    st.stacked = ()
-    st.hand_no = int(obs["hand_no"])
-    st.first_hand = st.hand_no
-    st.dealer = int(obs["dealer"])
-    st.phase = Phase(obs["phase"])
-    st.actor = int(obs["to_act"])
-    st.turn_seat = int(obs["turn_seat"])
-    st.hands = tuple(tuple(sorted(h)) for h in hands)
-    st.stock = stock
-    st.pile = pile
-    st.pile_frozen = bool(obs["pile_frozen"])
-    st.melds = tuple(melds_rows)
-    st.red3 = red3
-    st.scores = tuple(int(x) for x in obs["scores"])
-    st.turn_no = 0
-    st.hand_turns = 1
-    turn = obs["turn"]
-    team = tuple(obs.get("meld_side", [rules.side_of(s) for s in range(players)]))
-    # Open at the start of the turn: the row holds melds, none of them made this turn.
-    st.side_open_at_start = any(m is not None for m in st.melds[team[st.turn_seat]]) \
-        and not int(turn["opening_total"])
-    st.seat_melded = tuple(bool(obs["side_melded"][rules.side_of(s)]) for s in range(players))
-    st.seat_melded_at_start = st.seat_melded[st.turn_seat]
-    st.opening_total = int(turn["opening_total"])
-    st.took_pile = bool(turn["took_pile"])
-    st.pile_pending = st.phase is Phase.PILE_OPENING
-    st.from_pile = frozenset()
-    st.acted = bool(turn["opening_total"]) or st.took_pile
-    st.asked = bool(turn["asked"])
-    st.permission = turn["permission"]
-    st.foreign_add = False
-    st.committed_out = False
-    st.results = ()
-    st.winner = None
-    st.game_end_reason = None
-    st.log = None
-    st.team = team
-    st.lone = obs.get("lone_hand")
-    st.views = {}
-    st.recount()
-    st.minimums = tuple(int(x) for x in obs["minimums"])
-    return st
 
 
 # The fast policy (rollouts, and the 'normal' level) ------------------------------------------

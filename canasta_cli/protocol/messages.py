@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from functools import lru_cache, partial
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, cast
 
 from ..core import (
     GameState,
@@ -25,6 +25,14 @@ from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Meld, TakePile
 from ..core.state import MeldState, Phase
 from .replies import MAX_LINE
+from .types import (
+    ByeMessage,
+    ErrorMessage,
+    GameEndMessage,
+    GameStartMessage,
+    HelloMessage,
+    MatchEndMessage,
+)
 
 PROTOCOL = "canasta/1"
 PROTOCOL_1_1 = "canasta/1.1"
@@ -134,25 +142,36 @@ def encode(msg: dict[str, Any]) -> bytes:
     return (_dumps(msg) + "\n").encode("utf-8")
 
 
+def _plain(msg: Any) -> dict[str, Any]:
+    """A message made as its TypedDict (``types.py``), handed on as the dict seats take."""
+    return cast(dict[str, Any], msg)
+
+
 def hello_message(seat: int, rules: Ruleset, time: dict[str, int], name: str = "") -> dict[str, Any]:
-    return {"type": "hello", "protocol": PROTOCOL, "seat": seat, "players": rules.players,
-            "rules": rules.to_dict(), "capabilities": list(CAPABILITIES), "time": time,
-            "max_line": MAX_LINE, "seat_name": name}
+    msg: HelloMessage = {
+        "type": "hello", "protocol": PROTOCOL, "seat": seat, "players": rules.players,
+        "rules": rules.to_dict(), "capabilities": list(CAPABILITIES), "time": time,
+        "max_line": MAX_LINE, "seat_name": name}
+    return _plain(msg)
 
 
 def game_start_message(game: int, seat: int, rules: Ruleset, names: list[str],
                        caps: frozenset[str] | None = None) -> dict[str, Any]:
     """``caps`` (canasta/1.1 seats only) confirms the protocol and the capabilities granted."""
-    msg = {"type": "game_start", "game": game, "seat": seat, "side": rules.side_of(seat),
-           "players": rules.players, "rules": rules.to_dict(), "names": names}
+    msg: GameStartMessage = {
+        "type": "game_start", "game": game, "seat": seat, "side": rules.side_of(seat),
+        "players": rules.players, "rules": rules.to_dict(), "names": names}
     if caps is not None:
-        msg.update(protocol=PROTOCOL_1_1, capabilities=sorted(caps))
-    return msg
+        msg["protocol"] = PROTOCOL_1_1
+        msg["capabilities"] = sorted(caps)
+    return _plain(msg)
 
 
 def match_end_message(seat: int, results: list[dict[str, Any]]) -> dict[str, Any]:
     """canasta/1.1: the results of the match so far, before ``bye``."""
-    return {"type": "match_end", "seat": seat, "games": len(results), "results": results}
+    msg: MatchEndMessage = {"type": "match_end", "seat": seat, "games": len(results),
+                            "results": results}
+    return _plain(msg)
 
 
 def granted(ready: dict[str, Any]) -> frozenset[str]:
@@ -312,7 +331,7 @@ def _explain(state: GameState, move: Move) -> str:
 def _sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | None:
     """Whether the player to act can play all of ``moves`` in turn (a person's line of
     several moves is played whole or not at all); like ``explain``, for people only."""
-    from ..core.explain import check_sequence
+    from ..core.engine import check_sequence
     return check_sequence(state, moves)
 
 
@@ -399,14 +418,18 @@ def _meld_text(meld: MeldState) -> str:
 
 
 def error_message(request: int | None, code: str, message: str, retry: bool) -> dict[str, Any]:
-    return {"type": "error", "id": request, "code": code, "message": message, "retry": retry}
+    msg: ErrorMessage = {"type": "error", "id": request, "code": code, "message": message,
+                         "retry": retry}
+    return _plain(msg)
 
 
 def game_end_message(game: int, state: GameState, statuses: list[str]) -> dict[str, Any]:
-    return {"type": "game_end", "game": game, "winner": state.winner,
-            "reason": state.game_end_reason, "scores": list(state.scores),
-            "hands": len(state.results), "statuses": statuses}
+    msg: GameEndMessage = {"type": "game_end", "game": game, "winner": state.winner,
+                           "reason": state.game_end_reason, "scores": list(state.scores),
+                           "hands": len(state.results), "statuses": list(statuses)}
+    return _plain(msg)
 
 
 def bye_message() -> dict[str, Any]:
-    return {"type": "bye"}
+    msg: ByeMessage = {"type": "bye"}
+    return _plain(msg)

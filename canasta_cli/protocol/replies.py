@@ -13,14 +13,16 @@ from typing import Any
 
 from ..core import GameState, Move, NotationError, parse_move
 from ..core.cards import DEUCE, JOKER, KIND_OF, CardParseError, parse_kind
+from ..core.errors import CanastaError
 from ..core.moves import ASK, DRAW, END, NO, YES, Add, Discard, Meld, TakePile
+from .statuses import SeatStatus
 
 MAX_LINE = 1 << 20  # bytes, newline excluded, in both directions
 MAX_MOVE_TEXT = 200  # characters: the longest legal move in any preset is under 80
 QUOTE_CHARS = 100
 
 
-class ProtocolError(ValueError):
+class ProtocolError(CanastaError):
     """A line or message that breaks the protocol; ``code`` is the seat status it earns."""
 
     def __init__(self, code: str, message: str) -> None:
@@ -28,7 +30,7 @@ class ProtocolError(ValueError):
         self.code = code
 
 
-class IllegalReply(ValueError):
+class IllegalReply(CanastaError):
     """A well-formed reply naming a move that is not legal now."""
 
 
@@ -58,22 +60,22 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constant)
 def decode_line(line: bytes) -> dict[str, Any]:
     """One line from a bot as a message object, or ProtocolError saying what is wrong."""
     if len(line) > MAX_LINE:
-        raise ProtocolError("PROTOCOL_ERROR", f"line of {len(line)} bytes exceeds {MAX_LINE}")
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"line of {len(line)} bytes exceeds {MAX_LINE}")
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        raise ProtocolError("PROTOCOL_ERROR", f"line is not valid UTF-8: {quote(line)}") from None
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"line is not valid UTF-8: {quote(line)}") from None
     try:
         msg = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        raise ProtocolError("PROTOCOL_ERROR", f"not JSON ({exc.msg}): {quote(text)}") from None
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"not JSON ({exc.msg}): {quote(text)}") from None
     except RecursionError:
-        raise ProtocolError("PROTOCOL_ERROR", f"JSON nested too deeply: {quote(text)}") from None
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"JSON nested too deeply: {quote(text)}") from None
     except ValueError as exc:  # NaN or Infinity, or an integer past Python's digit limit
         reason = str(exc).split(";")[0].split(":")[0]
-        raise ProtocolError("PROTOCOL_ERROR", f"not valid JSON ({reason}): {quote(text)}") from None
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"not valid JSON ({reason}): {quote(text)}") from None
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
-        raise ProtocolError("PROTOCOL_ERROR",
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR,
                             f"a message must be a JSON object with a string 'type': {quote(text)}")
     return msg
 
@@ -88,19 +90,19 @@ def read_reply(msg: dict[str, Any], request: int, state: GameState, moves: list[
     """The move a bot's reply names.  Raises ProtocolError (bad message) or IllegalReply (a
     well-formed reply naming a move that is not legal)."""
     if msg.get("type") != "move":
-        raise ProtocolError("PROTOCOL_ERROR", f"expected a 'move' message answering request"
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"expected a 'move' message answering request"
                             f" {request}, got {quote(str(msg.get('type')))}")
     rid = request_id(msg)
     if rid != request:
         got = quote(json.dumps(msg["id"])) if "id" in msg and rid is None else repr(rid)
-        raise ProtocolError("PROTOCOL_ERROR", f"reply is for request {got}, expected {request}")
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"reply is for request {got}, expected {request}")
     if "index" in msg and "move" in msg:
-        raise ProtocolError("PROTOCOL_ERROR",
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR,
                             "a 'move' message has 'index' or 'move', not both")
     if "index" in msg:
         index = msg["index"]
         if isinstance(index, bool) or not isinstance(index, int):
-            raise ProtocolError("PROTOCOL_ERROR", "'index' must be a whole number")
+            raise ProtocolError(SeatStatus.PROTOCOL_ERROR, "'index' must be a whole number")
         if not 0 <= index < len(moves):
             shown = str(index) if abs(index) < 10**12 else f"of {len(str(abs(index)))} digits"
             raise IllegalReply(f"index {shown} is out of range: there are {len(moves)} moves")
@@ -111,7 +113,7 @@ def read_reply(msg: dict[str, Any], request: int, state: GameState, moves: list[
     elif isinstance(given, str):
         move = _move_from_text(given, state)
     else:
-        raise ProtocolError("PROTOCOL_ERROR", "a 'move' message needs 'index' (a number) or"
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, "a 'move' message needs 'index' (a number) or"
                             " 'move' (a move in notation, or a move object as listed in 'moves')")
     if move not in moves:
         from ..core import format_move
@@ -126,7 +128,7 @@ def _top(state: GameState) -> int | None:
 
 def _move_from_text(text: str, state: GameState) -> Move:
     if len(text) > MAX_MOVE_TEXT:
-        raise ProtocolError("PROTOCOL_ERROR", f"a move text has at most {MAX_MOVE_TEXT}"
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"a move text has at most {MAX_MOVE_TEXT}"
                             f" characters: {quote(text)}")
     try:
         return parse_move(text, top_rank=_top(state))

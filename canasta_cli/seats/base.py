@@ -6,6 +6,8 @@ import abc
 from collections.abc import Callable
 from typing import Any
 
+from ..ui.interrupt import Interrupted
+
 Message = dict[str, Any]
 
 
@@ -16,10 +18,6 @@ class SeatFailure(Exception):
         super().__init__(reason)
         self.status = status
         self.reason = reason
-
-
-class Interrupted(Exception):
-    """A person stopped the game (quit, Ctrl-C, Ctrl-D); the record so far is the save."""
 
 
 class Seat(abc.ABC):
@@ -74,3 +72,6 @@ class Seat(abc.ABC):
 
     def close(self) -> None:  # noqa: B027 - optional for seats that hold nothing
         """Say goodbye and release every resource; must be safe to call twice."""
+
+
+__all__ = ["Interrupted", "Message", "Seat", "SeatFailure"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..names import split_name
+from ..seat_names import split_name
 from .base import Seat
 from .policy import builtin_seat
 from .subprocess_seat import SubprocessSeat

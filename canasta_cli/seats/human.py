@@ -11,7 +11,8 @@ from typing import Any
 
 from ..core.cards import parse_kind
 from ..core.notation import NOTATION_HELP
-from ..describe import story
+from ..core.reasons import GOES_ON
+from ..event_text import story
 from ..protocol.messages import PROTOCOL
 from ..ui.prompt import Choice, InputError, Terminal, check_input
 from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
@@ -124,7 +125,7 @@ class HumanSeat(Seat):
                 self.table.terminal.show(render_hand_end(
                     event, my_side, self.partnerships, self.table.style,
                     seat_labels(self.seat, self.names, self.partnerships), plays))
-        elif kind == "game_end" and msg["reason"] not in ("saved", "unfinished") \
+        elif kind == "game_end" and msg["reason"] not in GOES_ON \
                 and self.table.once(("game", self.game, 0)):
             winner = msg["winner"]
             my_side = self.seat % 2 if self.partnerships else self.seat

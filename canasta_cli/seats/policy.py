@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from ..players import PLAYERS
 from ..protocol.messages import PROTOCOL
+from ..protocol.statuses import SeatStatus
 from .base import Message, Seat, SeatFailure
 
 Policy = Callable[[Message], Message | None]
@@ -32,9 +33,9 @@ class PolicySeat(Seat):
         try:
             reply = self.policy(msg)
         except Exception as exc:  # a built-in player's bug is the seat's failure, not ours
-            raise SeatFailure("CRASHED", f"{type(exc).__name__}: {exc}") from None
+            raise SeatFailure(SeatStatus.CRASHED, f"{type(exc).__name__}: {exc}") from None
         if reply is None:
-            raise SeatFailure("PROTOCOL_ERROR", "the player gave no answer")
+            raise SeatFailure(SeatStatus.PROTOCOL_ERROR, "the player gave no answer")
         return reply
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from ..files import open_private
+from ..private_files import open_private
 from ..protocol.replies import quote
 from .base import Message, Seat, SeatFailure
 

@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
+from ..protocol.statuses import FAILURES
 from .runner import RunState, counted_rows, outcome
 from .stats import Sprt, cross_table, elo_with_error, standings, variance_saving
-
-FAILURES = ("TIMEOUT", "CRASHED", "PROTOCOL_ERROR", "ILLEGAL_MOVE")
 
 
 def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, deals: int,

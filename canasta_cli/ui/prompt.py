@@ -19,7 +19,8 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..core import Move, NotationError, format_move, parse_move
-from ..seats.base import Interrupted
+from ..core.errors import CanastaError
+from .interrupt import Interrupted
 from .render import fit
 
 COMMANDS = ("help", "moves", "log", "score", "hint", "quit")
@@ -34,7 +35,7 @@ class Choice:
     then: tuple[str, ...] = ()  # the rest of a line of several moves, already checked
 
 
-class InputError(ValueError):
+class InputError(CanastaError):
     """A line that is neither a command nor a legal move; the message says why."""
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS as SYMBOLS
-from ..describe import story
-from ..names import split_name
+from ..event_text import story
+from ..seat_names import split_name
 
 RANK_ORDER = ["Jo", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3"]
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
 
-from .core import GameState, apply, legal_moves, new_game, preset
-from .core.cards import BLACK3, KIND_OF, RED3, full_deck
-from .core.state import Phase
+import typer
+
+from ..core import GameState, apply, legal_moves, new_game, preset
+from ..core.cards import BLACK3, KIND_OF, RED3, full_deck
+from ..core.state import Phase
 
 
 @dataclass(frozen=True)
@@ -27,17 +30,11 @@ def _with_hand(rules_name: str, cards: list[int], scores: list[int] | None = Non
     """Seat 0 to meld, holding ``cards``; everything else in the stock; nobody has melded."""
     st = new_game(rules_name, seed=1, dealer=preset(rules_name).players - 1, scores=scores)
     st = apply(st, "draw")
-    new = st._copy()
     held = set(cards)
     rest = [c for c in full_deck(st.rules.decks) if c not in held]
-    new.hands = (tuple(sorted(cards)),) + tuple(() for _ in range(st.rules.players - 1))
-    new.stock = tuple(rest[1:])
-    new.pile = (rest[0],)
-    new.pile_frozen = False
-    new.red3 = tuple(() for _ in st.red3)
-    new.phase = Phase.MELD
-    new.recount()
-    return new
+    return st.replace(hands=(tuple(sorted(cards)),) + tuple(() for _ in range(st.rules.players - 1)),
+                      stock=tuple(rest[1:]), pile=(rest[0],), pile_frozen=False,
+                      red3=tuple(() for _ in st.red3), phase=Phase.MELD)
 
 
 def _pack_hand(rules_name: str, size: int, scores: list[int] | None = None) -> GameState:
@@ -80,7 +77,7 @@ def time_corner(corner: Corner, repeat: int = 3) -> tuple[float, int]:
     state = corner.build()
     worst, count = 0.0, 0
     for _ in range(repeat):
-        fresh = state._copy()
+        fresh = state.copy()
         start = time.perf_counter()
         count = len(legal_moves(fresh))
         worst = max(worst, time.perf_counter() - start)
@@ -105,3 +102,30 @@ def slowest_in_play(rules_name: str, hands: int, scores: list[int] | None = None
                 worst = (took, len(moves), repr(st))
             st = apply(st, moves[rng.randrange(len(moves))])
     return worst
+
+
+def register(bench_app: typer.Typer) -> None:
+    bench_app.command("corners")(bench_corners_cmd)
+
+
+def bench_corners_cmd(
+    hands: Annotated[int, typer.Option(help="Random hands per preset searched for the slowest"
+                                       " call met in play.", min=1)] = 20,
+) -> None:
+    """The slowest positions known for one legal_moves call: built worst cases, and the slowest
+    call met in random play (six players at 7,500, where the minimum is 150)."""
+    typer.echo(f"{'ms':>9} {'moves':>6}  position")
+    worst = {True: 0.0, False: 0.0}
+    for corner in CORNERS:
+        took, count = time_corner(corner)
+        worst[corner.reachable] = max(worst[corner.reachable], took)
+        typer.echo(f"{took * 1000:9.2f} {count:>6}  {corner.name}"
+                   + ("" if corner.reachable else " (API only)"))
+    for name, scores in (("six-player", [7500, 7500]), ("classic", [0, 0]),
+                         ("two-player", [0, 0])):
+        took, count, where = slowest_in_play(name, hands, scores)
+        worst[True] = max(worst[True], took)
+        typer.echo(f"{took * 1000:9.2f} {count:>6}  slowest call in {hands} random {name} hands"
+                   f" from {scores}: {where}")
+    typer.echo(f"slowest reachable: {worst[True] * 1000:.2f} ms (limit 5 ms); slowest built"
+               f" through the API: {worst[False] * 1000:.1f} ms (limit 1000 ms)")

@@ -15,9 +15,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
-from .core import Ruleset, apply, legal_moves, new_game, parse_move
-from .core.cards import KIND_OF
+import typer
+
+from ..commands.options import RulesOpt, SetOpt, load_rules
+from ..core import Ruleset, apply, legal_moves, new_game, parse_move
+from ..core.cards import KIND_OF
+from ..referee import Referee
+from ..seats import builtin_seat
 
 
 @dataclass(frozen=True)
@@ -31,8 +37,6 @@ class RefereeRound:
 
 
 def _referee_games(rules: Ruleset, seeds: list[int], record_dir: Path | None) -> float:
-    from .referee import Referee
-    from .seats import builtin_seat
     ref = Referee([builtin_seat("builtin:random", i) for i in range(rules.players)], rules,
                   record_dir=record_dir)
     ref.start()
@@ -91,3 +95,22 @@ def bench_referee(rules: Ruleset, games: int, rounds: int, seed: int = 0,
          f" {statistics.median(ratios):.2f} (min {ratios[0]:.2f}, max {ratios[-1]:.2f});"
          f" decisions {sum(len(m) for m in moves)}")
     return out
+
+
+def register(bench_app: typer.Typer) -> None:
+    bench_app.command("referee")(bench_referee_cmd)
+
+
+def bench_referee_cmd(
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
+    games: Annotated[int, typer.Option(help="Games per round.", min=1)] = 20,
+    rounds: Annotated[int, typer.Option(help="Rounds (referee, engine, referee...).", min=1)]
+    = 7,
+    seed: int = 0,
+) -> None:
+    """In-process games of four built-in random players through the referee, against the
+    bare engine playing the very same moves; interleaved rounds, the median ratio and spread."""
+    r = load_rules(rules, set_ or ["max_hands=5"])
+    typer.echo(f"load average at start: {os.getloadavg()[0]:.2f}")
+    bench_referee(r, games, rounds, seed, typer.echo)

@@ -63,7 +63,7 @@ def register(bot_app: typer.Typer) -> None:
         """Run a policy trained on the environment as a protocol bot, e.g.
         canasta match --seat "canasta bot policy examples/reinforce.py:load --arg w.npz" ..."""
         try:
-            from .player import as_player
+            from ..env.player import as_player
         except ImportError as exc:
             typer.echo(f"error: canasta bot policy needs numpy ({exc.name} is missing):"
                        " pip install 'canasta[rl]'", err=True)

@@ -1,57 +1,23 @@
-"""Engine benchmark: random legal play, timed.  Lives outside the core because it reads the clock."""
+"""``canasta bench protocol``: the round trip through a subprocess bot against a bare echo."""
 
 from __future__ import annotations
 
 import os
-import random
 import statistics
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
+from typing import Annotated
 
-from .core import Ruleset, apply, legal_moves, new_game
+import typer
 
-
-@dataclass(frozen=True)
-class EngineBench:
-    rules: str
-    players: int
-    hands: int
-    decisions: int
-    seconds: float
-    mean_moves: float
-    max_moves: int
-
-    @property
-    def hands_per_second(self) -> float:
-        return self.hands / self.seconds if self.seconds else 0.0
-
-    @property
-    def decisions_per_second(self) -> float:
-        return self.decisions / self.seconds if self.seconds else 0.0
-
-
-def bench_engine(rules: Ruleset, hands: int, seed: int = 0) -> EngineBench:
-    """Play at least ``hands`` hands of uniformly random legal moves (whole games, new seeds)."""
-    rng = random.Random(seed)
-    played = decisions = total_moves = max_moves = 0
-    game = 0
-    start = time.perf_counter()
-    while played < hands:
-        state = new_game(rules, seed=seed * 100_003 + game)
-        game += 1
-        while not state.is_over and played + len(state.results) < hands:
-            moves = legal_moves(state)
-            n = len(moves)
-            decisions += 1
-            total_moves += n
-            if n > max_moves:
-                max_moves = n
-            state = apply(state, moves[rng.randrange(n)])
-        played += len(state.results)
-    seconds = time.perf_counter() - start
-    return EngineBench(rules.name, rules.players, played, decisions, seconds,
-                       total_moves / decisions if decisions else 0.0, max_moves)
-
+from ..core import CLASSIC
+from ..protocol.messages import encode
+from ..referee import Referee
+from ..seats import SubprocessSeat, builtin_seat
+from ..seats.base import Message, Seat
+from .example_bot import BotOpt, bench_bot
 
 ECHO_BOT = ("import sys, json\n"
             "for line in sys.stdin:\n"
@@ -104,18 +70,11 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     Rounds alternate: one game through the referee, then its requests through the echo, and
     so on, so that machine drift touches both; the ratio is taken per round.  Then whole
     4-player games of subprocess bots against in-process random players."""
-
-    from .core import CLASSIC
-    from .referee import Referee
-    from .seats import SubprocessSeat, builtin_seat
-    from .seats.base import Message, Seat
-
     batches: list[tuple[int, bytes]] = []
 
     class Capturing(SubprocessSeat):
         def request(self, msg: Message, timeout: float) -> Message:
             if msg.get("type") == "act":
-                from .protocol.messages import encode
                 batches.append((int(msg["seat"]), bytes(self._out) + encode(msg)))
             return super().request(msg, timeout)
 
@@ -155,8 +114,6 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
 def _echo_floor(batches: list[tuple[int, bytes]], processes: int) -> list[float]:
     """Round trips of the captured request batches through bare echo processes: one process
     for all seats, or one per seat (as in a match, where each bot idles between its turns)."""
-    import subprocess
-    import sys
     echoes = [subprocess.Popen([sys.executable, "-c", ECHO_BOT], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, bufsize=0) for _ in range(processes)]
     times: list[float] = []
@@ -174,72 +131,30 @@ def _echo_floor(batches: list[tuple[int, bytes]], processes: int) -> list[float]
     return times
 
 
-@dataclass(frozen=True)
-class TournamentRun:
-    concurrency: int
-    seconds: float
-    cpu: float        # CPU seconds used by this process and its children
-    load: float       # 1-minute load average at the end of the run
-
-    @property
-    def cores(self) -> float:
-        """Cores kept busy on average: a game that already keeps u cores busy at concurrency
-        1 cannot run more than 2/u times faster on two cores."""
-        return self.cpu / self.seconds if self.seconds else 0.0
+def register(bench_app: typer.Typer) -> None:
+    bench_app.command("protocol")(bench_protocol_cmd)
 
 
-@dataclass(frozen=True)
-class TournamentBench:
-    games: int
-    runs: list[TournamentRun]  # in the order they ran: 1, 2, 1, 2...
-
-    def rate(self, run: TournamentRun) -> float:
-        return self.games / run.seconds if run.seconds else 0.0
-
-    def speedups(self) -> list[float]:
-        """Per round, games/s at concurrency 2 over games/s at 1 (runs taken in pairs)."""
-        out = []
-        for a, b in zip(self.runs[::2], self.runs[1::2], strict=True):
-            out.append(self.rate(b) / self.rate(a) if self.rate(a) else 0.0)
-        return out
-
-
-def _cpu_seconds() -> float:
-    import resource
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-
-
-def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0, hands: int = 1,
-                     rounds: int = 3, reuse_bots: bool = False) -> TournamentBench:
-    """Games per second of a two-bot tournament (``hands``-hand games) at concurrency 1 and
-    2, interleaved (1, 2, 1, 2...) so that machine drift touches both alike, each run from
-    scratch, with the CPU time it took and the load average."""
-    import shlex
-    import tempfile
-    from pathlib import Path
-
-    from .core import CLASSIC
-    from .tournament.runner import Executor, InlineExecutor, LocalExecutor, run_tournament
-
-    command = " ".join(shlex.quote(a) for a in bot)
-    bots = {"a": command, "b": command}
-    rules = CLASSIC.with_options(max_hands=hands)
-    runs: list[TournamentRun] = []
-    games = 0
-    for _ in range(rounds):
-        for k in (1, 2):
-            with tempfile.TemporaryDirectory() as tmp:
-                executor: Executor = LocalExecutor(k) if k > 1 else InlineExecutor()
-                c0 = _cpu_seconds()
-                t0 = time.perf_counter()
-                try:
-                    state = run_tournament(bots, "round-robin", deals, rules, seed, Path(tmp),
-                                           executor, k, reuse_bots=reuse_bots)
-                finally:
-                    executor.close()
-                runs.append(TournamentRun(k, time.perf_counter() - t0, _cpu_seconds() - c0,
-                                          os.getloadavg()[0]))
-                games = len(state.rows)
-    return TournamentBench(games, runs)
+def bench_protocol_cmd(
+    bot: BotOpt = "",
+    games: Annotated[int, typer.Option(help="One-hand games to time (one round each).", min=1)]
+    = 15,
+    seed: int = 0,
+    spin_us: Annotated[int, typer.Option(
+        help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
+) -> None:
+    """Round trip per decision through a subprocess bot vs a bare JSON echo; game times."""
+    b = bench_protocol(bench_bot(bot), games, seed, spin_us)
+    typer.echo(f"decisions measured: {b.decisions}")
+    typer.echo(f"round trip, referee + bot:  median {b.referee_median_ms:.3f} ms"
+               f"  p90 {b.referee_p90_ms:.3f} ms")
+    typer.echo(f"bare JSON-line echo floor:  median {b.echo_median_ms:.3f} ms"
+               f"  p90 {b.echo_p90_ms:.3f} ms")
+    rs = sorted(b.round_ratios)
+    typer.echo(f"ratio, median of {len(rs)} interleaved rounds (a game, then its echo):"
+               f" {b.ratio:.2f}x (min {rs[0]:.2f}, max {rs[-1]:.2f}); load average"
+               f" {os.getloadavg()[0]:.2f}")
+    typer.echo(f"echo floor with one echo process per seat, as in a match: median"
+               f" {b.echo4_median_ms:.3f} ms, ratio {b.ratio4:.2f}x")
+    typer.echo(f"one-hand 4-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
+               f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")

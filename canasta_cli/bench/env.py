@@ -46,7 +46,7 @@ def env_random(rules: Ruleset, decisions: int, seed: int) -> float:
     reads ``last()`` (observation vector and mask) and picks among the mask's ones."""
     import numpy as np
 
-    from .aec import CanastaEnv
+    from ..env.aec import CanastaEnv
     rng = random.Random(seed)
     env = CanastaEnv(rules)
     game = 0

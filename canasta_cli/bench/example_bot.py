@@ -1,0 +1,35 @@
+"""The bot the protocol and tournament benches time when no --bot is given."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..commands.options import fail
+
+BotOpt = Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
+                                        " Python).")]
+
+
+def bots_dir() -> Path:
+    return Path(__file__).resolve().parent.parent.parent / "bots"
+
+
+def bench_bot(bot: str) -> list[str]:
+    """``--bot`` as an argument list: a built-in spec, the given command, or the example bot."""
+    if bot.startswith("builtin:"):
+        return [bot]
+    if bot:
+        return shlex.split(bot)
+    default = bots_dir() / "random_bot.py"
+    if not default.is_file():
+        # An installed copy has no bots/ directory: timing a bot that cannot start would
+        # only time the referee's default moves.
+        raise fail(f"the example bot {default} is not there (bots/ comes with a checkout of the"
+                   " project, not with an installed copy): pass --bot 'COMMAND', e.g. --bot"
+                   " 'python3 path/to/bots/random_bot.py'")
+    return [sys.executable, str(default)]

@@ -1,0 +1,1 @@
+"""The ``canasta`` commands: one module per command group, each with ``register(app)``."""

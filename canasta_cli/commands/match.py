@@ -1,0 +1,110 @@
+"""``canasta match``: games between bots, and a results table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..match import run_match
+from ..protocol.statuses import SeatStatus
+from ..referee import TimeControl
+from ..seats.contain import hide
+from .options import (
+    BotDiskOpt,
+    BotMemoryOpt,
+    BotProcsOpt,
+    BotWritableOpt,
+    HandOpt,
+    PonderOpt,
+    RulesOpt,
+    SandboxOpt,
+    ScoresOpt,
+    SetOpt,
+    UnboxedOpt,
+    fail,
+    load_rules,
+    load_scores,
+    setup_box,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(match)
+
+
+def match(
+    seat: Annotated[list[str], typer.Option(
+        "--seat", "-s", help="A bot command line, or builtin:random / builtin:greedy."
+        " One per player, seat 0 first.")],
+    games: Annotated[int, typer.Option(help="Games to play.", min=1)] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of game 1; game g uses seed + g - 1 (default: a fresh random seed per game,"
+        " revealed in each record when the game is over).")] = None,
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
+    record: Annotated[Path | None, typer.Option(
+        help="Directory for one JSON Lines record per game and the bots' stderr logs.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    transcript: Annotated[Path | None, typer.Option(
+        help="Directory for every seat's conversation with the referee (seatN.jsonl).")] = None,
+    decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
+    startup_ms: Annotated[int, typer.Option(help="Time for the handshake.", min=1)] = 10000,
+    on_failure: Annotated[str, typer.Option(
+        help="After a bot fails: 'default' (the referee plays a default move) or 'forfeit'.")]
+    = "default",
+    spin_us: Annotated[int, typer.Option(
+        help="Microseconds to poll for a bot's answer before sleeping (0: sleep at once).",
+        min=0)] = 300,
+    sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
+    scores: ScoresOpt = None,
+    hand: HandOpt = 1,
+) -> None:
+    """Play games between bots and print a results table."""
+    r = load_rules(rules, set_)
+    if len(seat) != r.players:
+        raise fail(f"{r.name} needs {r.players} seats (--seat ... once per player), got "
+                    f"{len(seat)}")
+    if on_failure not in ("default", "forfeit"):
+        raise fail("--on-failure takes 'default' or 'forfeit'")
+    start = load_scores(scores, r)
+    setup_box(seat, sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk, bot_writable)
+    tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
+    hide(*(d for d in (record, transcript) if d is not None))
+    try:
+        result = run_match(seat, r, games, seed, record, tc,
+                           "forfeit" if on_failure == "forfeit" else "default", transcript,
+                           spin_us, sandbox, start, hand)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2))
+        return
+    label = "side" if r.partnerships else "player"
+    seeds = (f"seeds {seed}..{seed + games - 1}" if seed is not None else
+             "random seeds (each record reveals its game's when it is over)")
+    typer.echo(f"{games} game(s) of {r.name}, {seeds}")
+    typer.echo(f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats")
+    for row in result.side_table():
+        typer.echo(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
+                   f"{row['mean_per_hand']:>10.1f}  {', '.join(row['seats'])}")
+    draws = sum(1 for g in result.games if g.winner is None)
+    if draws:
+        typer.echo(f"draws: {draws}")
+    for i, rep in enumerate(result.seat_summary()):
+        if rep["status"] != SeatStatus.OK or rep["failures"]:
+            typer.echo(f"seat {i} ({rep['name']}): {rep['status']} "
+                       + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))
+            for err in rep["errors"][:3]:
+                typer.echo(f"    {err}")
+    where = f"records in {record}" if record else f"bot stderr logs in {result.log_dir}"
+    typer.echo(where)

@@ -1,0 +1,160 @@
+"""``canasta play``: a game at the prompt against built-in players or bots, saved as it goes."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ..core.reasons import GameEnd
+from ..seats.contain import hide
+from .options import (
+    BotDiskOpt,
+    BotMemoryOpt,
+    BotProcsOpt,
+    BotWritableOpt,
+    DealerOpt,
+    HandOpt,
+    PonderOpt,
+    RulesOpt,
+    SandboxOpt,
+    ScoresOpt,
+    SetOpt,
+    UnboxedOpt,
+    fail,
+    load_decks,
+    load_rules,
+    load_scores,
+    setup_box,
+)
+
+if TYPE_CHECKING:
+    from ..play import GameSetup
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(play)
+
+
+def play(
+    rules: RulesOpt = "classic",
+    set_: SetOpt = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for the deal (default: random).")]
+    = None,
+    seat: Annotated[list[str] | None, typer.Option(
+        "--seat", "-s", help="Every seat in order: 'human' (or human:NAME), builtin:greedy,"
+        " builtin:random or a bot command. Default: you in seat 0, greedy players elsewhere.")]
+    = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue a saved game.")] = None,
+    save_dir: Annotated[Path | None, typer.Option(
+        help="Where games are saved (default: ~/.local/share/canasta/games).")] = None,
+    ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols.")]
+    = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
+    = False,
+    trust_seats: Annotated[bool, typer.Option(
+        "--trust-seats", help="With --resume: start the bot programs the save names without"
+        " asking.")] = False,
+    sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
+    deck: Annotated[Path | None, typer.Option(
+        help="Stacked deck file (docs/ENGINE.md): practise a situation.")] = None,
+    dealer: DealerOpt = None,
+    scores: ScoresOpt = None,
+    hand: HandOpt = 1,
+    level: Annotated[str, typer.Option(
+        help="Strength of the built-in opponents and partner when --seat is not given: easy"
+        " (beatable on purpose), normal (greedy), hard (searches; answers within a second)."
+        " Seats also take builtin:easy, builtin:normal, builtin:hard, builtin:search.")]
+    = "hard",
+) -> None:
+    """Play Canasta at the prompt against built-in players or bots."""
+    # Loaded when the command runs, as in every command module: the prompt (prompt_toolkit)
+    # would slow every other command's start.
+    from .. import play as playmod
+    from ..records import RecordError
+    from ..referee import TimeControl
+    setup_box(seat or [], sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk,
+              bot_writable)
+    table = playmod.make_table(ascii_only, no_color)
+    tc = TimeControl()
+    hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
+    if resume is not None:
+        hide(resume.resolve().parent)
+    try:
+        if resume is not None:
+            ignored = [name for name, given in (("--rules", rules != "classic"),
+                                                ("--set", bool(set_)), ("--seed", seed is not None),
+                                                ("--seat", bool(seat)), ("--save-dir", bool(save_dir)),
+                                                ("--deck", deck is not None),
+                                                ("--dealer", dealer is not None),
+                                                ("--scores", scores is not None),
+                                                ("--hand", hand != 1))
+                       if given]
+            if ignored:
+                typer.echo(f"note: {', '.join(ignored)} ignored with --resume: the save decides"
+                           " the rules, seats and seed", err=True)
+            setup = playmod.resume_setup(resume)
+            record = resume
+            _confirm_programs(playmod.programs(setup.specs), trust_seats)
+            table.terminal.show(f"Resuming {resume} ({len(setup.prefix or [])} moves so far).")
+        else:
+            setup, record = _new_game(rules, set_, seed, seat, save_dir, deck, dealer, scores,
+                                      hand, level)
+        result = playmod.run(setup, record, table, tc, sandbox)
+    except RecordError as exc:
+        raise fail(str(exc)) from None
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if result.reason == GameEnd.SAVED:
+        table.terminal.show(f"Game saved to {record}\nResume with:"
+                            f" {playmod.resume_command(record)}")
+    else:
+        table.terminal.show(f"The game is recorded in {record}\nReplay it with: canasta"
+                            f" replay {record}")
+
+
+def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[str] | None,
+              save_dir: Path | None, deck: Path | None, dealer: int | None, scores: str | None,
+              hand: int, level: str) -> tuple[GameSetup, Path]:
+    """A new game's setup from the options, checked, and the path of its save."""
+    from .. import play as playmod
+    from ..players import LEVELS
+    r = load_rules(rules, set_)
+    start = load_scores(scores, r)
+    if level not in LEVELS:
+        raise fail(f"--level takes {', '.join(LEVELS)}, not {level!r}")
+    specs = seat or playmod.default_seats(r.players, level)
+    if len(specs) != r.players:
+        raise fail(f"{r.name} needs {r.players} seats (--seat once per player), got"
+                   f" {len(specs)}")
+    if not any(s == "human" or s.startswith("human:") for s in specs):
+        raise fail("no human seat: use --seat human for at least one seat (or"
+                   " 'canasta match' for bots only)")
+    game_seed = seed if seed is not None else random.SystemRandom().randrange(10**9)
+    record = playmod.new_save_path(save_dir or playmod.save_dir())
+    setup = playmod.GameSetup(specs=specs, rules=r, seed=game_seed, dealer=dealer,
+                      decks=load_decks(deck, r, dealer, game_seed) or None, scores=start,
+                      hand_no=hand)
+    return setup, record
+
+
+def _confirm_programs(commands: list[str], trusted: bool) -> None:
+    """A save never starts a program by itself: its bot commands are shown and confirmed."""
+    if not commands or trusted:
+        return
+    listing = "\n".join(f"  {c}" for c in commands)
+    if not sys.stdin.isatty():
+        raise fail(f"this save starts these programs:\n{listing}\nrun them only if you trust"
+                   " them: add --trust-seats")
+    typer.echo(f"This save starts these programs:\n{listing}")
+    if not typer.confirm("Start them?", default=False):
+        raise fail("not resumed: the save's programs were not confirmed")
