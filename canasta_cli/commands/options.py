@@ -4,6 +4,7 @@ Each check turns a bad value into a one-line ``error: ...`` and exit code 2 (``f
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,7 @@ import typer
 from ..core import PRESETS, DeckFileError, RulesError, Ruleset, parse_deck_text, parse_option, preset
 from ..core.engine import check_scores
 from ..seats import box, cgroups
+from ..seats.contain import hide
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
                                        help=f"Preset: {', '.join(PRESETS)}.")]
@@ -52,6 +54,12 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _own_data_dirs() -> list[Path]:
+    home = Path.home()
+    return [Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "canasta",
+            Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state") / "canasta"]
+
+
 def setup_box(specs: list[str], sandbox: bool, unboxed: bool, ponder: bool, memory: int,
               procs: int, disk: int, writable: list[Path] | None) -> box.BoxPolicy:
     """The box for this command's bots, set for every seat it starts; a command with bot
@@ -66,6 +74,7 @@ def setup_box(specs: list[str], sandbox: bool, unboxed: bool, ponder: bool, memo
                            writable=tuple(str(d.resolve()) for d in writable or []))
     box.configure(policy)
     cgroups.sweep_stale()
+    hide(*_own_data_dirs())  # saved games, their sealed seeds: never a bot's to read
     if sandbox or any(not s.split("=", 1)[-1].strip().startswith(("builtin:", "human"))
                       for s in specs):
         try:

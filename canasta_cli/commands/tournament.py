@@ -71,6 +71,12 @@ def tournament(
     bot_procs: BotProcsOpt = 64,
     bot_disk: BotDiskOpt = 64,
     bot_writable: BotWritableOpt = None,
+    records: Annotated[bool, typer.Option(
+        "--records", help="Keep each game's record in OUT/records/ (for canasta replay and"
+        " report).")] = False,
+    html: Annotated[Path | None, typer.Option(
+        help="At the end, write the HTML report here (keeps the records, with a replay page"
+        " per game beside it).")] = None,
 ) -> None:
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
     # Loaded when the command runs: the runner brings in multiprocessing.
@@ -120,7 +126,8 @@ def tournament(
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
                                reuse_bots, policy,
-                               warn=lambda m: typer.echo(f"warning: {m}", err=True))
+                               warn=lambda m: typer.echo(f"warning: {m}", err=True),
+                               records=records or html is not None)
     except BaseException:
         executor.abort()  # interrupted: games in progress are dropped, finished ones are kept
         raise
@@ -133,6 +140,9 @@ def tournament(
     else:
         typer.echo(report.render(summary))
         typer.echo(f"results in {out}/results.json, standings.csv, crosstable.csv")
+    if html is not None:
+        from .report import html_report
+        html_report(out, html, err=as_json)
 
 
 def _tournament_seed(out: Path, seed: int | None) -> int:

@@ -36,6 +36,7 @@ class Config:
     spin_us: int = 0                      # many games share the cores: do not spin
     reuse_bots: bool = False              # keep bot processes between games (trusted bots)
     box: BoxPolicy = field(default_factory=BoxPolicy)  # what bots may use
+    records: bool = False                 # keep each game's record (tournament/records.py)
 
     def ruleset(self) -> Ruleset:
         return Ruleset.from_dict(self.rules)
@@ -106,7 +107,11 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
             fresh.append(seat)
         seen[name] = seen.get(name, 0) + 1
         seats.append(seat)
-    referee = Referee(seats, rules, TimeControl(**config.time))
+    if config.records:
+        from .records import RecordingReferee
+        referee: Referee = RecordingReferee(seats, rules, TimeControl(**config.time))
+    else:
+        referee = Referee(seats, rules, TimeControl(**config.time))
     try:
         result = referee.play(task.index + 1, seed=task.seed)
         if fresh:
@@ -114,11 +119,14 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
     finally:
         for seat in fresh:
             seat.close(grace=0.5)
-    return {"index": task.index, "key": task.key, "pair": list(task.pair), "deal": task.deal,
-            "seating": list(task.seating), "seed": task.seed, "scores": list(result.scores),
-            "winner": result.winner, "reason": result.reason, "hands": result.hands,
-            "forfeit": result.forfeit,
-            "failures": [dict(s["failures"]) for s in result.seats]}
+    row = {"index": task.index, "key": task.key, "pair": list(task.pair), "deal": task.deal,
+           "seating": list(task.seating), "seed": task.seed, "scores": list(result.scores),
+           "winner": result.winner, "reason": result.reason, "hands": result.hands,
+           "forfeit": result.forfeit,
+           "failures": [dict(s["failures"]) for s in result.seats]}
+    if config.records:
+        row["record"] = getattr(referee, "record_text", None)
+    return row
 
 
 def outcome(row: dict[str, Any], rules: Ruleset) -> GameOutcome:
@@ -309,11 +317,12 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                    sprt: Sprt | None = None, progress: Callable[[RunState, int, float], None]
                    | None = None, time_control: TimeControl | None = None,
                    reuse_bots: bool = False, box: BoxPolicy | None = None,
-                   warn: Callable[[str], None] | None = None) -> RunState:
+                   warn: Callable[[str], None] | None = None, records: bool = False) -> RunState:
     out.mkdir(parents=True, exist_ok=True)
     tasks = schedule(list(bots), fmt, deals, rules, seed)
     config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json(),
-                    reuse_bots=reuse_bots, box=box or BoxPolicy())
+                    reuse_bots=reuse_bots, box=box or BoxPolicy(), records=records)
+    texts: dict[int, str] = {}  # records of games whose deal is not complete yet
     # A deal's rows reach games.jsonl only once all its seatings are played: until then its
     # seed, in a finished row, would tell the bots of the other seatings the cards.
     missing = Counter((t.pair, t.deal) for t in tasks)
@@ -345,12 +354,18 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
             finished, in_flight = executor.wait_any(in_flight)
             for fut in finished:
                 for row in fut.result():
+                    text = row.pop("record", None)
+                    if text:
+                        texts[row["index"]] = text
                     state.rows[row["index"]] = row
                     group = ((str(row["pair"][0]), str(row["pair"][1])), int(row["deal"]))
                     waiting.setdefault(group, []).append(row)
                     missing[group] -= 1
                     if missing[group] == 0:
                         for r in sorted(waiting.pop(group), key=lambda r: r["index"]):
+                            if r["index"] in texts:
+                                from .records import write_record
+                                write_record(out, r["index"], texts.pop(r["index"]))
                             _append(sink, r)
             _check_sprt(state, tasks, rules, sprt)
             if progress:
