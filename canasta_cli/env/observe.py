@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import add, itemgetter, sub
+from operator import add, attrgetter, itemgetter, sub
 from typing import TYPE_CHECKING, Any
 
 from ..core.cards import (
@@ -149,6 +149,7 @@ _PHASE_TEXT_VEC["game_over"] = (0,) * 5
 _NO_KIND = (0,) * N_KINDS
 _TOP_VEC = tuple(_onehot(N_KINDS, k) for k in range(N_KINDS))
 _STOPS = frozenset({DEUCE, JOKER, BLACK3})
+_MELDED = attrgetter("melded")
 _TOP_BYTES: dict[int | None, bytes] = {k: bytes(_TOP_VEC[k]) for k in range(N_KINDS)}
 _TOP_BYTES[None] = bytes(N_KINDS)
 
@@ -219,7 +220,7 @@ class Encoder:
         # and per-side tuples into relative order.
         self._seat_info = tuple(
             (rules.side_of(seat),
-             {(Phase(ph), t): bytes(_PHASE_VEC[Phase(ph)] + self._seat_vec[(t - seat) % p])
+             {(id(Phase(ph)), t): bytes(_PHASE_VEC[Phase(ph)] + self._seat_vec[(t - seat) % p])
               for ph in (*PHASES, "game_over") for t in range(p)},
              itemgetter(*self._rel_seats[seat]), _getter(self._rel_sides[rules.side_of(seat)]),
              rules.cutthroat)
@@ -244,13 +245,14 @@ class Encoder:
         that hold points are written after."""
         if _frombuffer is None:
             _load_numpy()
-        tracker.settle()
+        if tracker._pending is not None:
+            tracker.settle()
         side, head, rot_seats, rot_sides, cut = self._seat_info[seat]
         minfo, team, pile, perm = state.minfo, state.team, state.pile, state.permission
         top = KIND_OF[pile[-1]] if pile else None
         hand = state.hc[seat]
         at = seat * N_KINDS
-        pieces: list[bytes | bytearray] = [head[state.phase, state.turn_seat], bytes(hand),
+        pieces: list[bytes | bytearray] = [head[id(state.phase), state.turn_seat], bytes(hand),
                   bytes(map(len, rot_seats(state.hands))), _TOP_BYTES[top],
                   bytes((len(pile), state.pile_frozen,
                          state.pile_frozen or not minfo[team[seat]].melded, top in _STOPS)),
@@ -267,7 +269,7 @@ class Encoder:
             pieces.append(bytes(v for s in self._rel_seats[seat]
                                 for v in self._side_vec[(team[s] - side) % self.rules.sides]))
         else:
-            pieces.append(bytes(m.melded for m in rot_sides(minfo)))
+            pieces.append(bytes(map(_MELDED, rot_sides(minfo))))
         blocks = self._blocks
         melds = state.melds
         for a in self._rel_sides[side]:
