@@ -112,8 +112,13 @@ class ActionTable:
             import numpy as np
             self._frombuffer, self._int8 = np.frombuffer, np.int8
         out = bytearray(self.size)
-        for i in self.indices(moves):
-            out[i] = 1
+        by_id = self._by_id
+        try:
+            for m in moves:
+                out[by_id[id(m)]] = 1
+        except KeyError:
+            for i in self.indices(moves):
+                out[i] = 1
         return self._frombuffer(out, self._int8)  # type: ignore[no-any-return]
 
 

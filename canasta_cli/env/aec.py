@@ -21,6 +21,7 @@ from ..core import IllegalMoveError, Ruleset, apply, legal_moves, new_game, obse
 from ..core.state import GameState, Phase
 from .actions import action_table
 from .observe import Encoder
+from .public import _HANDLERS
 
 REWARDS = ("hand", "game")
 
@@ -116,7 +117,9 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = self.possible_agents[self.state_.actor]
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        state = self._state()
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() before using the environment")
         seat = self._index[agent]
         mask = self.table.mask(legal_moves(state)) if state.actor == seat \
             else self._no_mask.copy()
@@ -146,9 +149,14 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         while node is not stop and node is not None:
             fresh.append(node[1])
             node = node[0]
-        feed = self.tracker.feed
+        tracker = self.tracker
+        handlers = _HANDLERS
         for event in reversed(fresh):
-            feed(event)
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(tracker, event)
+            elif tracker._pending is not None:
+                tracker.settle()
         self._seen_log = after.log
         self.moves_made += 1
         self._cumulative_rewards[agent] = 0.0
