@@ -97,7 +97,7 @@ class PublicTracker:
 
     def _forget(self, seat: int, face: int) -> None:
         faces = self.known_faces[seat]
-        n = faces.get(face)
+        n = faces.get(face) if faces else None
         if n:
             if n == 1:
                 del faces[face]
@@ -122,15 +122,18 @@ class PublicTracker:
             hidden[KIND_OF[f]] -= 1
 
     def upcard(self, face: int) -> None:
-        self._flush()
+        if self._pending is not None:
+            self._flush()
         kind = KIND_OF[face]
         self.pile.append(kind)
         self.pile_counts[kind] += 1
         self.hidden[kind] -= 1
 
     def discard(self, seat: int, face: int) -> None:
-        self._flush()
-        self._forget(seat, face)
+        if self._pending is not None:
+            self._flush()
+        if self.known_faces[seat]:
+            self._forget(seat, face)
         kind = KIND_OF[face]
         self.pile.append(kind)
         self.pile_counts[kind] += 1
@@ -167,9 +170,11 @@ class PublicTracker:
         self.pile_counts = bytearray(N_KINDS)
 
     def added(self, seat: int, face: int) -> None:
-        self._flush()
-        self._forget(seat, face)
-        self._on_table((face,))
+        if self._pending is not None:
+            self._flush()
+        if self.known_faces[seat]:
+            self._forget(seat, face)
+        self.hidden[KIND_OF[face]] -= 1
 
     def red_three(self, seat: int, face: int, from_pile: bool) -> None:
         self._flush()
@@ -186,10 +191,10 @@ class PublicTracker:
     def feed(self, event: ev.Event) -> None:
         """An engine event (only its public fields are read)."""
         handler = _HANDLERS.get(type(event))
-        if handler is None:
-            self._flush()
-        else:
+        if handler is not None:
             handler(self, event)
+        elif self._pending is not None:
+            self._flush()
 
     def feed_view(self, event: dict[str, Any]) -> None:
         """An event as the protocol sends it (any seat's view: only public fields are read)."""
