@@ -2,7 +2,7 @@
 
 The player reads protocol messages only, like the built-in players, so it plays in-process
 (``PolicySeat``) or as a bot process (``canasta bot policy``) in ``canasta match``,
-``tournament``, ``ladder`` and ``play``.  It builds the very observation vector and mask the
+``tournament`` and ``play``.  It builds the very observation vector and mask the
 environment gives the same seat (``Encoder.from_view`` over the act's observation and the
 public facts of the events it was sent), so a policy trained on ``aec_env`` sees the same
 numbers here.
