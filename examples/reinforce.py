@@ -9,7 +9,7 @@ uniformly random player on fresh deals and prints the learning curve.
 
     python examples/reinforce.py --minutes 4 --out examples/weights.npz
     canasta tournament --rules two-player --set max_hands=1 --games 50 --out /tmp/t \\
-        --bot "rl=canasta bot policy examples/reinforce.py:load --arg examples/weights.npz" \\
+        --bot "rl=canasta bot policy examples/reinforce.py --function load --arg examples/weights.npz" \\
         --bot random=builtin:random
 
 ``load(path)`` returns the trained policy, a function (observation, mask) -> action index:

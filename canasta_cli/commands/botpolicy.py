@@ -1,4 +1,4 @@
-"""``canasta bot policy SPEC``: a policy function run as a protocol bot on stdin/stdout."""
+"""``canasta bot policy SOURCE``: a policy function run as a protocol bot on stdin/stdout."""
 
 from __future__ import annotations
 

@@ -106,5 +106,5 @@ def as_player(policy: Policy, rules: Ruleset | None = None) -> PolicyPlayer:
     ``observation`` and ``mask`` are exactly what ``aec_env`` gives the seat to act.  The
     ruleset comes from the ``hello``/``game_start`` message (or ``rules``).  Use it as
     ``PolicySeat(name, as_player(policy))``, or run it as a bot process with
-    ``canasta bot policy FILE.py:NAME``."""
+    ``canasta bot policy FILE.py --function NAME``."""
     return PolicyPlayer(policy, rules)
