@@ -216,7 +216,8 @@ def _program_dirs(argv: list[str], path: str) -> list[str]:
     names), and those of files it names."""
     dirs: list[str] = []
     program = argv[0] if os.sep in argv[0] else shutil.which(argv[0], path=path) or argv[0]
-    todo, seen = [program], set()
+    todo: list[str] = [program]
+    seen: set[str] = set()
     while todo:
         exe = todo.pop()
         if not os.path.isabs(exe) or exe in seen or len(seen) > 8:
