@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from typing import Annotated
 
 import typer
 
+from .. import package_data
 from ..botcheck import run_checks
 from ..players import PLAYERS
 from ..players.stdio import run
@@ -20,11 +23,19 @@ def register(app: typer.Typer) -> None:
 
 
 @bot_app.command("check")
-def bot_check(command: Annotated[str, typer.Argument(help="The bot's command line.")],
+def bot_check(command: Annotated[str | None, typer.Argument(
+                  help="The bot's command line (default: the example bot, random_bot.py, with"
+                  " this Python).")] = None,
               timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000,
               sandbox: SandboxOpt = False) -> None:
     """Conformance check: the handshake, every request type and the rule edges."""
     check_sandbox(sandbox)
+    if command is None:
+        example = package_data.bots_dir() / "random_bot.py"
+        if not example.is_file():
+            raise fail(f"the example bot {example} is not there: give the bot's command line")
+        command = shlex.join([sys.executable, str(example)])
+        typer.echo(f"checking the example bot: {command}")
     checks = run_checks(command, timeout_ms / 1000, sandbox)
     for c in checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
