@@ -16,7 +16,7 @@ from canasta_cli.protocol.messages import encode
 from canasta_cli.protocol.replies import decode_line
 from canasta_cli.referee import Referee
 from canasta_cli.seats import PolicySeat, builtin_seat
-from canasta_cli.seats.base import Message
+from canasta_cli.seats.base import Message, Seat
 
 PROTOCOL = SCHEMA_DIR.parent
 EXAMPLES = sorted((PROTOCOL / "examples").glob("*/*.json"))
@@ -58,7 +58,7 @@ class Validating:
         problems = errors(msg)
         assert not problems, (msg.get("type"), problems[:3])
         self.seen[msg["type"]] = self.seen.get(msg["type"], 0) + 1
-        reply = self.inner(msg)
+        reply: Message | None = self.inner(msg)
         if reply is not None:
             assert not errors(reply), errors(reply)
         return reply
@@ -95,11 +95,10 @@ def _transcript_text(seed: int = 7) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "seat0.jsonl"
         rules = PRESETS["classic"].with_options(max_hands=1)
-        seats = [builtin_seat(s, seed * 7919 + i) for i, s in
-                 enumerate(["builtin:greedy", "builtin:random", "builtin:greedy",
-                            "builtin:random"])]
-        seats[0] = TranscriptSeat(seats[0], path)  # type: ignore[assignment]
-        ref = Referee(seats, rules)  # type: ignore[arg-type]
+        seats: list[Seat] = [TranscriptSeat(builtin_seat("builtin:greedy", seed * 7919), path)]
+        seats += [builtin_seat(s, seed * 7919 + i) for i, s in
+                  enumerate(["builtin:random", "builtin:greedy", "builtin:random"], start=1)]
+        ref = Referee(seats, rules)
         ref.play(1, seed=seed)
         ref.close()
         return path.read_text(encoding="utf-8")

@@ -48,6 +48,14 @@ def _wait_for_pids(pidfile: Path, n: int, proc: subprocess.Popen[bytes]) -> None
     raise AssertionError("the bots did not start")
 
 
+def _wait_for(marker: Path, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60  # a hang guard only
+    while not marker.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{marker} never appeared"
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL],
                          ids=["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"])
 @pytest.mark.parametrize("command", ["match", "tournament"])
@@ -67,7 +75,7 @@ def test_nothing_outlives_a_signalled_referee(tmp_path: Path, command: str,
                             stdin=subprocess.DEVNULL)
     try:
         _wait_for_pids(pidfile, wanted, proc)
-        time.sleep(0.3)  # a game under way
+        _wait_for(Path(f"{pidfile}.acting"), proc)  # a game under way: a bot was asked to act
         below = descendants(proc.pid)
         assert below
         proc.send_signal(sig)

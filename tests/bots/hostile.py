@@ -2,7 +2,8 @@
 
 Each mode plays legally except for its one attack, so that the referee's answer to that attack
 is what a test sees.  With PIDFILE, the bot appends the pid of every process it starts (its
-own included) so that a test can check that none outlives the referee.
+own included) so that a test can check that none outlives the referee, and creates
+PIDFILE.acting when it is first asked to act (a game is under way).
 """
 
 import json
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 MODE = sys.argv[1]
 PIDFILE = sys.argv[2] if len(sys.argv) > 2 else None
@@ -51,7 +53,7 @@ def escape() -> None:
     os.read(r, 1)  # both have noted their pids once the pipe's last writer is gone
 
 
-def attack(msg: dict, acts: int) -> bool:  # noqa: C901 - one branch per attack
+def attack(msg: dict[str, Any], acts: int) -> bool:  # noqa: C901 - one branch per attack
     """Answer ``msg`` (an act) the hostile way; False to answer it legally instead."""
     rid = msg["id"]
     head = f'{{"type": "move", "id": {rid}'
@@ -154,6 +156,8 @@ def main() -> None:
         if kind == "act":
             request = msg
             acts += 1
+            if acts == 1 and PIDFILE:
+                open(PIDFILE + ".acting", "a").close()  # a game is under way: tests wait for it
         elif not (kind == "error" and msg.get("retry")):
             continue
         assert request is not None

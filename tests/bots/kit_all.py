@@ -4,12 +4,13 @@ if a request lacks what it asked for."""
 
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bots"))
 import canasta_kit  # noqa: E402
 
 
-def choose(observation, moves):
+def choose(observation: dict[str, Any], moves: list[dict[str, Any]]) -> dict[str, Any]:
     if "history" not in observation or "facts" not in moves[0]:
         sys.exit("missing history or annotations")
     if len(moves) == 1:

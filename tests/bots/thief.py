@@ -25,6 +25,7 @@ import json
 import os
 import stat
 import sys
+from typing import Any
 
 REPORT = sys.argv[1]
 PATHS = sys.argv[2:]
@@ -39,7 +40,7 @@ except ImportError:  # sandboxed: the engine may not be in sight
     ENGINE = False
 
 
-def out(obj: dict) -> None:
+def out(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
@@ -107,7 +108,7 @@ def route_files() -> set[int]:
 
 
 class Game:
-    def __init__(self, msg: dict, rules: dict) -> None:
+    def __init__(self, msg: dict[str, Any], rules: dict[str, Any]) -> None:
         self.seat = msg["seat"]
         self.names = msg["names"]
         self.rules = rules
@@ -168,7 +169,7 @@ class Game:
 
 
 def main() -> None:
-    rules: dict = {}
+    rules: dict[str, Any] = {}
     game: Game | None = None
     for line in sys.stdin:
         msg = json.loads(line)
