@@ -164,8 +164,10 @@ def test_a_save_never_starts_a_program_by_itself(tmp_path: Path) -> None:
     assert done.returncode == 2 and "--trust-seats" in done.stderr
     assert header["seats"][1] in done.stderr
     assert not marker.exists()
-    done = canasta("play", "--resume", str(save), "--trust-seats", stdin="quit\n")
-    assert marker.exists()  # trusted, it ran (and, being no bot, the game does not begin)
+    done = canasta("play", "--resume", str(save), "--trust-seats", "--bot-writable",
+                   str(marker.parent), stdin="quit\n")
+    assert marker.exists()  # trusted, it ran (where its box lets it write; being no bot,
+    # the game does not begin)
     assert done.returncode == 2 and "could not start" in done.stderr
 
 

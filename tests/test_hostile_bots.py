@@ -320,8 +320,6 @@ def test_tournament_counts_handshake_failures_and_leaves_no_process(tmp_path: Pa
         counted = sum(sum(f.values()) for f, name in zip(row["failures"], row["seating"],
                                                          strict=True) if name == "bad")
         assert counted >= 1, row  # every game tried a fresh process, and it failed
-    started = pidfile.read_text().split()
-    assert len(started) >= 4
     assert left_running(pidfile) == []
 
 
@@ -329,5 +327,5 @@ def test_tournament_counts_handshake_failures_and_leaves_no_process(tmp_path: Pa
                     reason="PID namespaces need Linux and util-linux")
 def test_bots_are_contained_in_namespaces_here() -> None:
     """Where the tools exist, containment must not silently fall back to process groups."""
-    from canasta_cli.seats.contain import containment
+    from canasta_cli.seats.box import containment
     assert containment() == "pid-namespace"

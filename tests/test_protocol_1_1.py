@@ -124,7 +124,7 @@ def test_an_unknown_protocol_is_refused_at_the_handshake() -> None:
 
 def test_old_and_new_bots_play_one_match(tmp_path: Path) -> None:
     seats = [f"{PY} {ROOT / 'tests' / 'bots' / 'v1_bot.py'}",
-             f"{PY} {ROOT / 'tests' / 'bots' / 'kit_all.py'}",
+             f"{PY} {ROOT / 'tests' / 'bots' / 'kit_all.py'} {ROOT / 'bots' / 'canasta_kit.py'}",
              f"{PY} {ROOT / 'bots' / 'random_bot.py'}", "builtin:greedy"]
     result = run_match(seats, RULES, 2, 5, tmp_path / "rec", TimeControl(), "default",
                        tmp_path / "tr")

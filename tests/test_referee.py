@@ -162,10 +162,9 @@ def test_forfeit_policy_ends_the_game_against_the_failing_side(tmp_path: Path) -
 
 def test_bots_learn_nothing_from_arguments_or_environment(tmp_path: Path) -> None:
     spy = tmp_path / "spy.py"
-    dump = tmp_path / "env.txt"
     spy.write_text(
         "import os, sys, json\n"
-        f"open({str(dump)!r}, 'w').write(json.dumps([sys.argv, dict(os.environ)]))\n"
+        "print('SPY', json.dumps([sys.argv, dict(os.environ)]), file=sys.stderr, flush=True)\n"
         "for line in sys.stdin:\n"
         "    m = json.loads(line)\n"
         "    if m['type'] == 'hello': print(json.dumps({'type': 'ready'}), flush=True)\n"
@@ -173,11 +172,13 @@ def test_bots_learn_nothing_from_arguments_or_environment(tmp_path: Path) -> Non
         " 'index': 0}), flush=True)\n"
         "    if m['type'] == 'bye': break\n", encoding="utf-8")
     os.environ["CANASTA_SECRET_SEED"] = "12345"
+    seat = SubprocessSeat([PY, str(spy)])
     try:
-        play([SubprocessSeat([PY, str(spy)]), *_others()])
+        play([seat, *_others()])
     finally:
         del os.environ["CANASTA_SECRET_SEED"]
-    argv, env = __import__("json").loads(dump.read_text())
+    line = next(x for x in seat.stderr_tail().splitlines() if x.startswith("SPY "))
+    argv, env = __import__("json").loads(line[4:])
     assert argv == [str(spy)]
     assert "CANASTA_SECRET_SEED" not in env and not any("seed" in k.lower() for k in env)
 

@@ -25,9 +25,19 @@ def thief(report: Path, *paths: Path) -> str:
     return " ".join([sys.executable, str(THIEF), str(report), *map(str, paths), *xdg])
 
 
-def canasta(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([CANASTA, *args], capture_output=True, text=True, timeout=300,
-                          input=stdin, check=False)
+def notes(tmp_path: Path) -> Path:
+    """The thief's report, in the one directory the box lets it write to (--bot-writable);
+    nothing the referee writes is there."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    return folder / "report.jsonl"
+
+
+def canasta(*args: str, stdin: str | None = None,
+            report: Path | None = None) -> subprocess.CompletedProcess[str]:
+    extra = ["--bot-writable", str(report.parent)] if report is not None else []
+    done = subprocess.run([CANASTA, *args, *extra], capture_output=True, text=True,
+                          timeout=300, input=stdin, check=False)
     assert "Traceback" not in done.stderr, done.stderr
     return done
 
@@ -54,12 +64,17 @@ def assert_chance(score: dict[str, int], memory: bool = True) -> None:
     assert score["tries"] >= 10 and score["hits"] / score["tries"] < 0.2, score
 
 
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="the thief reports through --bot-writable, which needs"
+                                " bubblewrap when its folder is under /tmp")
+
+
 def test_thief_learns_nothing_in_a_match(tmp_path: Path) -> None:
-    report, rec, trans = tmp_path / "report.jsonl", tmp_path / "rec", tmp_path / "trans"
+    report, rec, trans = notes(tmp_path), tmp_path / "rec", tmp_path / "trans"
     bot = thief(report, rec, trans)
     done = canasta("match", "--seat", bot, "--seat", "builtin:random", "--seat", bot,
                    "--seat", "builtin:random", "--games", "3", "--set", "max_hands=1",
-                   "--record", str(rec), "--transcript", str(trans))
+                   "--record", str(rec), "--transcript", str(trans), report=report)
     assert done.returncode == 0, done.stderr
     rows = reports(report)
     assert len(rows) == 6 and all(r["engine"] for r in rows)
@@ -67,21 +82,21 @@ def test_thief_learns_nothing_in_a_match(tmp_path: Path) -> None:
 
 
 def test_positive_control_a_known_match_seed_gives_everything_away(tmp_path: Path) -> None:
-    report = tmp_path / "report.jsonl"
+    report = notes(tmp_path)
     bot = thief(report)
     done = canasta("match", "--seat", bot, "--seat", "builtin:random", "--seat", bot,
                    "--seat", "builtin:random", "--games", "2", "--set", "max_hands=1",
-                   "--seed", "5")
+                   "--seed", "5", report=report)
     assert done.returncode == 0, done.stderr
     score = learned(reports(report))
     assert score["seeds"] == 4 and score["hits"] == score["tries"] > 0, score
 
 
 def test_thief_learns_nothing_in_a_tournament(tmp_path: Path) -> None:
-    report, out = tmp_path / "report.jsonl", tmp_path / "out"
+    report, out = notes(tmp_path), tmp_path / "out"
     done = canasta("tournament", "--bot", f"t={thief(report, out)}", "--bot",
                    "r=builtin:random", "--games", "4", "--concurrency", "2", "--set",
-                   "max_hands=1", "--out", str(out))
+                   "max_hands=1", "--out", str(out), report=report)
     assert done.returncode == 0, done.stderr
     rows = reports(report)
     assert len(rows) == 16  # 4 deals x 2 seatings x 2 thief seats
@@ -89,21 +104,21 @@ def test_thief_learns_nothing_in_a_tournament(tmp_path: Path) -> None:
 
 
 def test_positive_control_reused_bots_remember_duplicate_deals(tmp_path: Path) -> None:
-    report, out = tmp_path / "report.jsonl", tmp_path / "out"
+    report, out = notes(tmp_path), tmp_path / "out"
     done = canasta("tournament", "--bot", f"t={thief(report, out)}", "--bot",
                    "r=builtin:random", "--games", "3", "--concurrency", "1", "--set",
-                   "max_hands=1", "--out", str(out), "--reuse-bots")
+                   "max_hands=1", "--out", str(out), "--reuse-bots", report=report)
     assert done.returncode == 0, done.stderr
     score = learned(reports(report))
     assert score["memory"] >= 3, score  # the second seating of every deal
 
 
 def test_thief_learns_nothing_from_canasta_play(tmp_path: Path) -> None:
-    report, saves = tmp_path / "report.jsonl", tmp_path / "saves"
+    report, saves = notes(tmp_path), tmp_path / "saves"
     done = canasta("play", "--seat", "human", "--seat", thief(report, saves),
                    "--seat", "builtin:greedy", "--seat", "builtin:greedy",
                    "--save-dir", str(saves), "--set", "max_hands=1",
-                   stdin="quit\n" * 3)
+                   stdin="quit\n" * 3, report=report)
     assert done.returncode == 0, done.stdout + done.stderr
     rows = reports(report)
     assert rows and rows[0]["engine"]
@@ -126,7 +141,8 @@ def test_sandboxed_thief_sees_no_file_outside_its_directory(tmp_path: Path) -> N
     assert not (tmp_path / "report.jsonl").exists()  # it could not write outside either
     own = [str(THIEF), sys.prefix, os.path.realpath(sys.base_prefix)]
     # a private /tmp: empty, but for the mount points of the bot's own directories
-    assert set(row["tmp"]) <= {p.split("/")[2] for p in own if p.startswith("/tmp/")}
+    assert set(row["tmp"]) - {".thief-notes.json"} <= {p.split("/")[2] for p in own
+                                                        if p.startswith("/tmp/")}
     assert str(rec) not in row["paths_seen"] and str(tmp_path) not in row["paths_seen"]
     assert set(row["root"]) <= {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32",
                                 "etc", "proc", "dev", "tmp"} | {p.split("/")[1] for p in own}
@@ -142,3 +158,23 @@ def test_sandbox_without_bubblewrap_is_a_clear_error(tmp_path: Path) -> None:
                               env=env, timeout=60, check=False)
         assert done.returncode == 2, done
         assert "bubblewrap" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_positive_control_unboxed_bots_keep_notes_between_games(tmp_path: Path) -> None:
+    """Fresh processes alone do not stop a bot from remembering a deal: notes in a file beside
+    its program do.  Unboxed, they work; boxed (the test above), they do not."""
+    own = tmp_path / "bot"
+    own.mkdir()
+    shutil.copy(THIEF, own / "thief.py")
+    report, out = notes(tmp_path), tmp_path / "out"
+    bot = thief(report, out).replace(str(THIEF), str(own / "thief.py"))
+    try:
+        done = canasta("tournament", "--bot", f"t={bot}", "--bot", "r=builtin:random",
+                       "--games", "3", "--concurrency", "1", "--set", "max_hands=1",
+                       "--out", str(out), "--unboxed", report=report)
+    finally:
+        Path("/tmp/.thief-notes.json").unlink(missing_ok=True)
+    assert done.returncode == 0, done.stderr
+    score = learned(reports(report))
+    assert score["memory"] >= 3, score  # the second seating of every deal
+    assert (own / ".thief-notes.json").exists()

@@ -12,7 +12,15 @@ from .. import package_data
 from ..botcheck import run_checks
 from ..players import PLAYERS
 from ..players.stdio import run
-from .options import SandboxOpt, check_sandbox, fail
+from .options import (
+    BotDiskOpt,
+    BotMemoryOpt,
+    BotProcsOpt,
+    SandboxOpt,
+    UnboxedOpt,
+    fail,
+    setup_box,
+)
 
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -27,16 +35,18 @@ def bot_check(command: Annotated[str | None, typer.Argument(
                   help="The bot's command line (default: the example bot, random_bot.py, with"
                   " this Python).")] = None,
               timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000,
-              sandbox: SandboxOpt = False) -> None:
+              sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
+              bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
+              bot_disk: BotDiskOpt = 64) -> None:
     """Conformance check: the handshake, every request type and the rule edges."""
-    check_sandbox(sandbox)
     if command is None:
         example = package_data.bots_dir() / "random_bot.py"
         if not example.is_file():
             raise fail(f"the example bot {example} is not there: give the bot's command line")
         command = shlex.join([sys.executable, str(example)])
         typer.echo(f"checking the example bot: {command}")
-    checks = run_checks(command, timeout_ms / 1000, sandbox)
+    setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
+    checks = run_checks(command, timeout_ms / 1000)
     for c in checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
     failed = sum(1 for c in checks if not c.passed)

@@ -13,15 +13,21 @@ from ..protocol.statuses import SeatStatus
 from ..referee import TimeControl
 from ..seats.contain import hide
 from .options import (
+    BotDiskOpt,
+    BotMemoryOpt,
+    BotProcsOpt,
+    BotWritableOpt,
     HandOpt,
+    PonderOpt,
     RulesOpt,
     SandboxOpt,
     ScoresOpt,
     SetOpt,
-    check_sandbox,
+    UnboxedOpt,
     fail,
     load_rules,
     load_scores,
+    setup_box,
 )
 
 
@@ -54,6 +60,12 @@ def match(
         help="Microseconds to poll for a bot's answer before sleeping (0: sleep at once).",
         min=0)] = 300,
     sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
     scores: ScoresOpt = None,
     hand: HandOpt = 1,
 ) -> None:
@@ -65,7 +77,7 @@ def match(
     if on_failure not in ("default", "forfeit"):
         raise fail("--on-failure takes 'default' or 'forfeit'")
     start = load_scores(scores, r)
-    check_sandbox(sandbox)
+    setup_box(seat, sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk, bot_writable)
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     hide(*(d for d in (record, transcript) if d is not None))
     try:

@@ -1,9 +1,10 @@
-"""Options and checks that several commands share: the ruleset, scores, decks, the sandbox.
+"""Options and checks that several commands share: the ruleset, scores, decks, the bots' box.
 
 Each check turns a bad value into a one-line ``error: ...`` and exit code 2 (``fail``)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -11,13 +12,30 @@ import typer
 
 from ..core import PRESETS, DeckFileError, RulesError, Ruleset, parse_deck_text, parse_option, preset
 from ..core.engine import check_scores
-from ..seats.contain import SandboxUnavailable, require_sandbox
+from ..seats import box, cgroups
+from ..seats.contain import hide
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
                                        help=f"Preset: {', '.join(PRESETS)}.")]
 SandboxOpt = Annotated[bool, typer.Option(
-    "--sandbox", help="Run each bot under bubblewrap: its own directory read-only, a private"
-    " /tmp, no other process in sight, no network (needs the bubblewrap package).")]
+    "--sandbox", help="Insist on bubblewrap's box for bots (the default box wherever bubblewrap"
+    " is installed): fail if it cannot be used.")]
+UnboxedOpt = Annotated[bool, typer.Option(
+    "--unboxed", help="UNSAFE: run bots without their box (they can read your files, use the"
+    " network and keep notes between games). For trusted bots where no box can be built.")]
+PonderOpt = Annotated[bool, typer.Option(
+    "--ponder", help="Let bots run while another is on turn (by default a bot is frozen"
+    " between its turns, so that no bot takes CPU from the one thinking).")]
+BotMemoryOpt = Annotated[int, typer.Option(
+    "--bot-memory", help="Memory cap per bot, in MB.", min=16, max=1 << 20)]
+BotProcsOpt = Annotated[int, typer.Option(
+    "--bot-procs", help="Processes (and threads) per bot at most.", min=1, max=1 << 16)]
+BotDiskOpt = Annotated[int, typer.Option(
+    "--bot-disk", help="Size of each bot's private /tmp (its HOME), in MB.", min=1,
+    max=1 << 20)]
+BotWritableOpt = Annotated[list[Path] | None, typer.Option(
+    "--bot-writable", help="UNSAFE: a directory every bot may write to (bots can keep notes"
+    " between games and pass them to each other there; repeatable).")]
 SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Change one rule option, e.g. --set wild_le_natural=false (repeatable).")]
 ScoresOpt = Annotated[str | None, typer.Option(
@@ -36,12 +54,36 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def check_sandbox(sandbox: bool) -> None:
-    if sandbox:
+def _own_data_dirs() -> list[Path]:
+    home = Path.home()
+    return [Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "canasta",
+            Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state") / "canasta"]
+
+
+def setup_box(specs: list[str], sandbox: bool, unboxed: bool, ponder: bool, memory: int,
+              procs: int, disk: int, writable: list[Path] | None) -> box.BoxPolicy:
+    """The box for this command's bots, set for every seat it starts; a command with bot
+    processes (or --sandbox) stops here, in one line, where no such box can be built."""
+    if sandbox and unboxed:
+        raise fail("--sandbox and --unboxed contradict each other")
+    for d in writable or []:
+        if not d.is_dir():
+            raise fail(f"--bot-writable {d}: not a directory")
+    policy = box.BoxPolicy(mode="unboxed" if unboxed else "bubblewrap" if sandbox else "auto",
+                           memory_mb=memory, procs=procs, disk_mb=disk, ponder=ponder,
+                           writable=tuple(str(d.resolve()) for d in writable or []))
+    box.configure(policy)
+    cgroups.sweep_stale()
+    hide(*_own_data_dirs())  # saved games, their sealed seeds: never a bot's to read
+    if sandbox or any(not s.split("=", 1)[-1].strip().startswith(("builtin:", "human"))
+                      for s in specs):
         try:
-            require_sandbox()
-        except SandboxUnavailable as exc:
+            note = box.check(policy)
+        except box.BoxUnavailable as exc:
             raise fail(str(exc)) from None
+        if note:
+            typer.echo(f"note: {note}", err=True)
+    return policy
 
 
 def load_rules(name: str, options: list[str] | None) -> Ruleset:

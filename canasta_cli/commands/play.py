@@ -12,17 +12,23 @@ import typer
 from ..core.reasons import GameEnd
 from ..seats.contain import hide
 from .options import (
+    BotDiskOpt,
+    BotMemoryOpt,
+    BotProcsOpt,
+    BotWritableOpt,
     DealerOpt,
     HandOpt,
+    PonderOpt,
     RulesOpt,
     SandboxOpt,
     ScoresOpt,
     SetOpt,
-    check_sandbox,
+    UnboxedOpt,
     fail,
     load_decks,
     load_rules,
     load_scores,
+    setup_box,
 )
 
 if TYPE_CHECKING:
@@ -53,6 +59,12 @@ def play(
         "--trust-seats", help="With --resume: start the bot programs the save names without"
         " asking.")] = False,
     sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
     deck: Annotated[Path | None, typer.Option(
         help="Stacked deck file (docs/ENGINE.md): practise a situation.")] = None,
     dealer: DealerOpt = None,
@@ -70,7 +82,8 @@ def play(
     from .. import play as playmod
     from ..records import RecordError
     from ..referee import TimeControl
-    check_sandbox(sandbox)
+    setup_box(seat or [], sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk,
+              bot_writable)
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())

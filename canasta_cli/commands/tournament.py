@@ -13,7 +13,20 @@ import typer
 from ..private_files import write_private
 from ..referee import TimeControl
 from ..seats.contain import hide
-from .options import RulesOpt, SandboxOpt, SetOpt, check_sandbox, fail, load_rules
+from .options import (
+    BotDiskOpt,
+    BotMemoryOpt,
+    BotProcsOpt,
+    BotWritableOpt,
+    PonderOpt,
+    RulesOpt,
+    SandboxOpt,
+    SetOpt,
+    UnboxedOpt,
+    fail,
+    load_rules,
+    setup_box,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -52,6 +65,12 @@ def tournament(
         " stateless bots: a bot could remember a deal and play it again from the other"
         " side).")] = False,
     sandbox: SandboxOpt = False,
+    unboxed: UnboxedOpt = False,
+    ponder: PonderOpt = False,
+    bot_memory: BotMemoryOpt = 1024,
+    bot_procs: BotProcsOpt = 64,
+    bot_disk: BotDiskOpt = 64,
+    bot_writable: BotWritableOpt = None,
 ) -> None:
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
     # Loaded when the command runs: the runner brings in multiprocessing.
@@ -85,7 +104,8 @@ def tournament(
         test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
     except ValueError as exc:
         raise fail(f"--sprt-unit: {exc}") from None
-    check_sandbox(sandbox)
+    policy = setup_box(list(bots.values()), sandbox, unboxed, ponder, bot_memory, bot_procs,
+                       bot_disk, bot_writable)
     seed = _tournament_seed(out, seed)
     hide(out)
     k = concurrency or default_concurrency()
@@ -99,7 +119,7 @@ def tournament(
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
-                               reuse_bots, sandbox,
+                               reuse_bots, policy,
                                warn=lambda m: typer.echo(f"warning: {m}", err=True))
     except BaseException:
         executor.abort()  # interrupted: games in progress are dropped, finished ones are kept

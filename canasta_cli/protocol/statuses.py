@@ -7,9 +7,6 @@ from enum import StrEnum
 
 
 class SeatStatus(StrEnum):
-    def __repr__(self) -> str:  # as the bare text was shown before
-        return repr(self.value)
-
     OK = "OK"                          # no failure in this game
     TIMEOUT = "TIMEOUT"                # no legal move within the time allowed
     CRASHED = "CRASHED"                # the bot's process ended, or the player raised

@@ -1,12 +1,15 @@
-"""A bot as a subprocess: its own process group, protocol on stdin/stdout, stderr to a log.
+"""A bot as a subprocess: in its box, protocol on stdin/stdout, stderr to a bounded buffer.
 
 The referee never blocks on a bot: writes are non-blocking (what a bot does not read waits in
-a buffer), reads wait in ``select`` with the deadline, lines over the limit are refused, and a
-thread drains stderr into a capped log file.
+a buffer), reads wait in ``poll`` with the deadline, lines over the limit are refused, and a
+thread drains stderr into a bounded tail kept in memory (and a capped log file, when asked,
+whose failures, a full disk say, cost nothing but the log).  Where the bot has a control group
+and may not ponder, it is frozen whenever the referee is not waiting for it.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import select
@@ -17,6 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 from collections import deque
 from pathlib import Path
 from typing import IO
@@ -24,12 +28,16 @@ from typing import IO
 from ..protocol.messages import encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line, quote, request_id
 from .base import Message, Seat, SeatFailure
-from .contain import SandboxUnavailable, become_subreaper, contained, containment, sandboxed
+from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, containment, current, with_sandbox
+from .cgroups import BotCgroup
+from .contain import become_subreaper, hidden
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
 QUICK_ANSWER = 0.002  # s: a bot slower than this is thinking; the others may then read news
 SORT_LIMIT = 1000  # waiting lines looked at one by one; more are counted as not asked for
+STDERR_TAIL = 64 << 10  # bytes of a bot's latest stderr kept in memory
+THAW_BACKLOG = 256 << 10  # a frozen bot with this much news waiting runs, to read it
 
 # Only what a program needs to run; nothing about the game (no seed, no deck) is ever passed.
 _ENV_KEEP = ("PATH", "LANG", "LANGUAGE", "SYSTEMROOT", "PYTHONPATH", "VIRTUAL_ENV",
@@ -85,7 +93,8 @@ class SubprocessSeat(Seat):
     def __init__(self, command: str | list[str], name: str | None = None,
                  stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
                  cwd: str | None = None, spin_us: int = 300,
-                 pending_limit: int = MAX_PENDING, sandbox: bool = False) -> None:
+                 pending_limit: int = MAX_PENDING, sandbox: bool = False,
+                 box: BoxPolicy | None = None) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty bot command")
@@ -95,6 +104,7 @@ class SubprocessSeat(Seat):
         self.cwd = cwd
         self.pending_limit = pending_limit
         self.sandbox = sandbox
+        self.box = box
         # Poll without sleeping this long before blocking: a quick bot's answer is then picked
         # up at once instead of after a scheduler wake-up (0 turns it off).
         self.spin = spin_us / 1e6
@@ -120,6 +130,10 @@ class SubprocessSeat(Seat):
         self._closed = False
         self._poll: select.poll | None = None
         self._home = ""
+        self._group: BotCgroup | None = None
+        self._freeze = False  # freeze the bot whenever nothing is asked of it
+        self._tail = bytearray()  # the latest stderr, at most STDERR_TAIL bytes
+        self._tail_dropped = 0
 
     # Lifecycle ---------------------------------------------------------------------------
     def launch(self) -> None:
@@ -151,24 +165,32 @@ class SubprocessSeat(Seat):
         if problem:
             self._dead = f"cannot start {self.argv[0]!r}: {problem}"
             raise SeatFailure("CRASHED", self._dead)
-        # A private home and working directory, and an absolute path for each file the
-        # command names (they were relative to the referee's directory).
+        # An absolute path for each file the command names (they were relative to the
+        # referee's directory); a private home, inside the box or, unboxed, a fresh folder.
         base = self.cwd or os.getcwd()
-        self._home = tempfile.mkdtemp(prefix="canasta-bot-")
-        env = bot_environment({"HOME": self._home, "TMPDIR": self._home})
+        policy = with_sandbox(self.box or current(), self.sandbox)
+        env = bot_environment()
         argv = _absolute(self.argv, base)
+        if box_kind(policy) == "none":
+            self._home = tempfile.mkdtemp(prefix="canasta-bot-", dir=_run_dir())
+            env["HOME"] = env["TMPDIR"] = self._home
+        self._group = BotCgroup.create(policy.memory_bytes(), policy.procs)
+        self._freeze = self._group is not None and not policy.ponder
+        if self._group is not None:
+            _GROUPED.add(self)
         try:
-            command = (sandboxed(argv, env) if self.sandbox
-                       else contained(argv, env, self.cwd or self._home))
-        except SandboxUnavailable as exc:
+            command = boxed(argv, env, policy, self.cwd, hidden(), self._group)
+        except BoxUnavailable as exc:
             self._dead = str(exc)
+            self._release_group()
             raise SeatFailure("CRASHED", self._dead) from None
         try:
             self.proc = subprocess.Popen(
                 command, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                env=env, cwd=self.cwd or self._home, bufsize=0, close_fds=True)
+                env=env, cwd=self.cwd or self._home or "/", bufsize=0, close_fds=True)
         except OSError as exc:
+            self._release_group()
             self._dead = f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
             raise SeatFailure("CRASHED", self._dead) from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
@@ -202,9 +224,20 @@ class SubprocessSeat(Seat):
 
     def _await(self, msg: Message, timeout: float, answer: str) -> Message:
         """Send ``msg`` and return the bot's answer (a message of type ``answer``), or raise
-        SeatFailure.  Lines that are not the answer are sorted out on the way."""
+        SeatFailure.  The bot runs only meanwhile, when it may not ponder."""
         if not self.alive:
             raise SeatFailure(self._dead_status, self._dead or "the bot is not running")
+        if self._group is not None:
+            self._group.thaw()
+        try:
+            return self._exchange(msg, timeout, answer)
+        finally:
+            # Only where another bot could run meanwhile: freezing costs two writes a turn.
+            if self._freeze and self._group is not None and self.alive and len(_GROUPED) > 1:
+                self._group.freeze()
+
+    def _exchange(self, msg: Message, timeout: float, answer: str) -> Message:
+        """Lines that are not the answer are sorted out on the way."""
         deadline = time.monotonic() + max(0.0, timeout)
         rid = msg.get("id")
         self._sort_waiting()  # lines read before this request were not answers to it
@@ -317,6 +350,10 @@ class SubprocessSeat(Seat):
             try:
                 n = os.write(self.proc.stdin.fileno(), self._out)
             except BlockingIOError:
+                if self._group is not None and self._group.frozen:
+                    if len(self._out) > THAW_BACKLOG:
+                        self._group.thaw()  # let it read: a frozen bot cannot
+                    return
                 if len(self._out) > self.pending_limit:
                     self._stop("TIMEOUT", f"stopped reading its input ({len(self._out)} bytes"
                                " waiting)")
@@ -405,35 +442,60 @@ class SubprocessSeat(Seat):
             code = self.proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
             return "the bot closed its output"
+        over = ""
+        if self._group is not None and self._group.memory_failures():
+            over = f" (it reached its memory cap of {self._policy().memory_mb} MB)"
         with contextlib.suppress(ValueError):
             if code < 0:
-                return f"the bot was killed by {signal.Signals(-code).name}"
+                return f"the bot was killed by {signal.Signals(-code).name}{over}"
             if code > 128 and containment() == "pid-namespace":  # the waiting sh's way to say it
-                return f"the bot was killed by {signal.Signals(code - 128).name}"
-        return f"the bot exited with code {code} (closed its output)"
+                return f"the bot was killed by {signal.Signals(code - 128).name}{over}"
+        return f"the bot exited with code {code} (closed its output){over}"
+
+    def _policy(self) -> BoxPolicy:
+        return with_sandbox(self.box or current(), self.sandbox)
 
     def _drain_stderr(self, stream: IO[bytes]) -> None:
+        """Keep the latest stderr in memory; copy the first ``stderr_limit`` bytes to the log
+        file, if there is one, as long as writing it works (a full disk ends the copy, never
+        the draining: a bot must never block on its stderr)."""
         written = dropped = 0
-        log = open(self.stderr_log, "ab") if self.stderr_log else None  # noqa: SIM115
-        try:
-            while True:
+        log: IO[bytes] | None = None
+        if self.stderr_log is not None:
+            with contextlib.suppress(OSError):
+                log = open(self.stderr_log, "ab")  # noqa: SIM115
+        while True:
+            try:
+                chunk = stream.read(65536)
+            except (OSError, ValueError):
+                chunk = b""
+            if not chunk:
+                break
+            self._tail += chunk
+            if len(self._tail) > STDERR_TAIL:
+                self._tail_dropped += len(self._tail) - STDERR_TAIL
+                del self._tail[:-STDERR_TAIL]
+            room = max(self.stderr_limit - written, 0)
+            if log is not None and room:
                 try:
-                    chunk = stream.read(65536)
-                except (OSError, ValueError):
-                    chunk = b""
-                if not chunk:
-                    break
-                room = self.stderr_limit - written
-                if log is not None and room > 0:
                     log.write(chunk[:room])
                     log.flush()
-                written += min(len(chunk), max(room, 0))
-                dropped += max(0, len(chunk) - max(room, 0))
-            if log is not None and dropped:
-                log.write(f"\n[canasta: {dropped} more bytes of stderr dropped]\n".encode())
-        finally:
-            if log is not None:
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        log.close()
+                    log = None
+            written += min(len(chunk), room)
+            dropped += len(chunk) - min(len(chunk), room)
+        if log is not None:
+            with contextlib.suppress(OSError):
+                if dropped:
+                    log.write(f"\n[canasta: {dropped} more bytes of stderr dropped]\n".encode())
                 log.close()
+
+    def stderr_tail(self, limit: int = 4096) -> str:
+        """The end of what the bot wrote to stderr (at most ``limit`` bytes), for reports."""
+        tail = bytes(self._tail[-limit:])
+        return tail.decode("utf-8", errors="replace")
 
     # Shutdown ------------------------------------------------------------------------------
     def close(self, grace: float = 1.0) -> None:
@@ -442,6 +504,8 @@ class SubprocessSeat(Seat):
             return
         self._closed = True
         proc = self.proc
+        if self._group is not None:
+            self._group.thaw()
         if proc.poll() is None and self._dead is None:
             self._out += encode({"type": "bye"})
             self._flush()
@@ -455,6 +519,7 @@ class SubprocessSeat(Seat):
                 self._signal(signal.SIGKILL)
                 proc.wait()
         self._signal(signal.SIGKILL)  # anything the bot left behind in its group
+        self._release_group()
         _reap_group(proc.pid)
         for t in self._threads:
             t.join(timeout=grace)
@@ -468,11 +533,38 @@ class SubprocessSeat(Seat):
     def _kill(self) -> None:
         self._signal(signal.SIGKILL)
 
+    def _release_group(self) -> None:
+        """Kill whatever is still in the bot's control groups, then remove them."""
+        _GROUPED.discard(self)
+        if self._group is not None:
+            self._group.kill()
+            self._group.remove()
+            self._group = None
+
     def _signal(self, sig: int) -> None:
         if self.proc is None:
             return
+        if sig == signal.SIGKILL and self._group is not None:
+            self._group.kill(timeout=0.0)
+        elif self._group is not None:
+            self._group.thaw()  # a frozen bot cannot act on a polite signal
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
+
+
+_GROUPED: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # bots with a group, this process
+
+_RUN_DIR: list[tuple[int, str]] = []
+
+
+def _run_dir() -> str:
+    """This process's folder for unboxed bots' homes, ``canasta-run-PID-*`` in the temporary
+    directory: a later run removes it if this process was killed before it could."""
+    if not _RUN_DIR or _RUN_DIR[0][0] != os.getpid():
+        path = tempfile.mkdtemp(prefix=f"canasta-run-{os.getpid()}-")
+        _RUN_DIR[:] = [(os.getpid(), path)]
+        atexit.register(shutil.rmtree, path, True)
+    return _RUN_DIR[0][1]
 
 
 def _absolute(argv: list[str], base: str) -> list[str]:

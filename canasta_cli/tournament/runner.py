@@ -22,6 +22,7 @@ from ..core import Ruleset
 from ..referee import Referee, TimeControl
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Seat
+from ..seats.box import BoxPolicy
 from ..seats.contain import die_with_parent
 from .schedule import Format, Task, schedule
 from .stats import GameOutcome, Sprt
@@ -34,7 +35,7 @@ class Config:
     time: dict[str, int] = field(default_factory=lambda: TimeControl().to_json())
     spin_us: int = 0                      # many games share the cores: do not spin
     reuse_bots: bool = False              # keep bot processes between games (trusted bots)
-    sandbox: bool = False                 # bots under bubblewrap
+    box: BoxPolicy = field(default_factory=BoxPolicy)  # what bots may use
 
     def ruleset(self) -> Ruleset:
         return Ruleset.from_dict(self.rules)
@@ -59,7 +60,7 @@ def _close_bots() -> None:
     _LOCAL.__dict__.clear()
 
 
-def _bot_seat(name: str, command: str, occurrence: int, sandbox: bool) -> SubprocessSeat:
+def _bot_seat(name: str, command: str, occurrence: int, box: BoxPolicy) -> SubprocessSeat:
     """This thread's long-lived process for this bot (a fresh one if the old one broke)."""
     cache: dict[tuple[str, int], SubprocessSeat] = _LOCAL.__dict__.setdefault("bots", {})
     key = (name, occurrence)
@@ -73,7 +74,7 @@ def _bot_seat(name: str, command: str, occurrence: int, sandbox: bool) -> Subpro
                 util.Finalize(None, _close_bots, exitpriority=10)
                 atexit.register(_close_bots)
                 _FINALIZER.append(True)
-        seat = SubprocessSeat(command, name=name, spin_us=0, sandbox=sandbox)
+        seat = SubprocessSeat(command, name=name, spin_us=0, box=box)
         cache[key] = seat
         with _ALL_LOCK:
             _ALL.append(seat)
@@ -97,11 +98,11 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
             seat: Seat = builtin_seat(command, task.seed + 7919 * i)
             seat.name = name
         elif config.reuse_bots:
-            seat = _bot_seat(name, command, seen.get(name, 0), config.sandbox)
+            seat = _bot_seat(name, command, seen.get(name, 0), config.box)
         else:
             # A new process for every game: a bot never plays a deal it has already seen
             # (each deal is played once per seating).
-            seat = SubprocessSeat(command, name=name, spin_us=0, sandbox=config.sandbox)
+            seat = SubprocessSeat(command, name=name, spin_us=0, box=config.box)
             fresh.append(seat)
         seen[name] = seen.get(name, 0) + 1
         seats.append(seat)
@@ -307,12 +308,12 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                    out: Path, executor: Executor, concurrency: int,
                    sprt: Sprt | None = None, progress: Callable[[RunState, int, float], None]
                    | None = None, time_control: TimeControl | None = None,
-                   reuse_bots: bool = False, sandbox: bool = False,
+                   reuse_bots: bool = False, box: BoxPolicy | None = None,
                    warn: Callable[[str], None] | None = None) -> RunState:
     out.mkdir(parents=True, exist_ok=True)
     tasks = schedule(list(bots), fmt, deals, rules, seed)
     config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json(),
-                    reuse_bots=reuse_bots, sandbox=sandbox)
+                    reuse_bots=reuse_bots, box=box or BoxPolicy())
     # A deal's rows reach games.jsonl only once all its seatings are played: until then its
     # seed, in a finished row, would tell the bots of the other seatings the cards.
     missing = Counter((t.pair, t.deal) for t in tasks)

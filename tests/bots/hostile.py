@@ -20,9 +20,12 @@ PIDFILE = sys.argv[2] if len(sys.argv) > 2 else None
 
 def note_pid() -> None:
     """Note that a process started (its pid as this bot sees it)."""
-    if PIDFILE:
-        with open(PIDFILE, "a") as f:
-            f.write(f"{os.getpid()}\n")
+    if PIDFILE:  # a boxed bot cannot write outside its box: then only its command line tells
+        try:
+            with open(PIDFILE, "a") as f:
+                f.write(f"{os.getpid()}\n")
+        except OSError:
+            pass
 
 
 def raw(text: str) -> None:

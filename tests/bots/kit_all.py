@@ -6,7 +6,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bots"))
+# The kit's path may be given (a boxed bot sees only its own directory and the files its
+# command names).
+KIT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "bots" / "x"
+sys.path.insert(0, str(KIT.parent))
 import canasta_kit  # noqa: E402
 
 

@@ -11,10 +11,11 @@ person's home).  Routes:
 * seeds     - candidate seeds 0..63 and seed + k for every seed found, each checked against
               the bot's own dealt hand with the public engine (also as tournament master
               seeds, with the bot names of game_start)
-* memory    - deals it played before in this process: the same deal again from another seat
-              (recognised by its upcard) means an opponent now holds the hand it held; two
-              different deals may share an upcard, so this route only means something where
-              deals are replayed (tournaments)
+* memory    - deals it played before, in this process or in an earlier one (notes kept in
+              files beside its program, in its HOME and in /tmp): the same deal again from
+              another seat (recognised by its upcard) means an opponent now holds the hand it
+              held; two different deals may share an upcard, so this route only means
+              something where deals are replayed (tournaments)
 
 A route "wins" a game when it yields the deal of the game being played.  At every draw the bot
 predicts the card it is about to draw; it writes one JSON line per game to REPORT (and to
@@ -30,6 +31,28 @@ from typing import Any
 REPORT = sys.argv[1]
 PATHS = sys.argv[2:]
 MEMORY: dict[str, list[str]] = {}  # the upcard of an earlier game -> this bot's hand in it
+NOTES = [os.path.join(os.path.dirname(os.path.abspath(__file__)), ".thief-notes.json"),
+         os.path.join(os.environ.get("HOME", "/tmp"), ".thief-notes.json"),
+         "/tmp/.thief-notes.json"]
+
+
+def recall() -> None:
+    """Notes an earlier process of this bot left, wherever it could leave them."""
+    for path in NOTES:
+        try:
+            with open(path) as f:
+                MEMORY.update(json.load(f))
+        except (OSError, ValueError):
+            continue
+
+
+def remember() -> None:
+    for path in NOTES:
+        try:
+            with open(path, "w") as f:
+                json.dump(MEMORY, f)
+        except OSError:
+            continue
 
 try:
     from canasta_cli.core import Ruleset, new_game
@@ -159,6 +182,7 @@ class Game:
         if earlier is not None and sorted(earlier) != sorted(self.hand):
             self.won["memory"] = True  # the same deal from another seat: an opponent's hand
         MEMORY[self.upcard] = self.hand
+        remember()
 
     def predict(self, stock_size: int) -> None:
         if self.stock is not None and stock_size <= len(self.stock):
@@ -169,6 +193,7 @@ class Game:
 
 
 def main() -> None:
+    recall()
     rules: dict[str, Any] = {}
     game: Game | None = None
     for line in sys.stdin:

@@ -1,0 +1,346 @@
+"""The box every subprocess bot runs in, by default.
+
+Three kinds, strongest first (``box_kind`` says which is in force):
+
+* ``bubblewrap``: the bot sees the system's directories, its own program's directory and the
+  files its command names, all read-only, and nothing else of the machine; a private /tmp
+  (its HOME and working directory) on a size-capped tmpfs that vanishes with it; its own
+  /proc, /dev (a fresh devpts, no terminal of the user's) and session (no controlling
+  terminal); no network, no capability, no way to make further namespaces.
+* ``namespaces`` (no bubblewrap; util-linux's ``unshare`` with user namespaces): the same
+  process, network, terminal and /tmp isolation, but the user's files stay readable, except
+  the directories the referee hides (records, saves, results: see ``contain.hide``).
+* ``none``: where no namespace can be made.  Subprocess bots are then refused unless the
+  operator opts out with ``--unboxed``; a bot then keeps a PID namespace where one can be
+  made (so that it cannot signal the referee), and otherwise runs in its own process group
+  under a seccomp filter that lets it signal no process but itself (``nosignal.py``).
+
+Around each kind: a control group per bot (``cgroups.py``) caps memory and processes and
+freezes the bot while others are on turn; where groups cannot be made, rlimits cap data
+memory and processes instead.  The launcher makes each bot the OOM killer's first choice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from . import cgroups
+
+BoxKind = Literal["bubblewrap", "namespaces", "none"]
+Mode = Literal["auto", "bubblewrap", "namespaces", "unboxed"]
+
+INSTALL_HINT = "install bubblewrap for the strongest box (Debian/Ubuntu: apt install bubblewrap)"
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_NOSIGNAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nosignal.py")
+
+
+@dataclass(frozen=True)
+class BoxPolicy:
+    """What a bot may use.  ``mode``: ``auto`` (the strongest box there is; refuse if none),
+    ``bubblewrap`` (``--sandbox``: bubblewrap or refuse), ``namespaces`` (the fallback box even
+    where bubblewrap exists: for tests and measurements) or ``unboxed`` (the opt-out)."""
+
+    mode: Mode = "auto"
+    memory_mb: int = 1024
+    procs: int = 64
+    disk_mb: int = 64
+    ponder: bool = False  # bots may run while another is on turn
+    writable: tuple[str, ...] = ()  # directories every bot may write to (an opt-out)
+
+    def memory_bytes(self) -> int:
+        return self.memory_mb << 20
+
+
+_POLICY: list[BoxPolicy] = [BoxPolicy()]
+
+
+def configure(policy: BoxPolicy) -> None:
+    """The policy for every bot this process starts from now on (set once by a command, and
+    by each tournament worker from its configuration)."""
+    _POLICY[0] = policy
+
+
+def current() -> BoxPolicy:
+    return _POLICY[0]
+
+
+def with_sandbox(policy: BoxPolicy, sandbox: bool) -> BoxPolicy:
+    return replace(policy, mode="bubblewrap") if sandbox and policy.mode == "auto" else policy
+
+
+class BoxUnavailable(RuntimeError):
+    """No box of the kind asked for can be built here."""
+
+
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+        "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group")
+
+
+def _run_ok(argv: list[str]) -> bool:
+    try:
+        return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=10, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@functools.cache
+def _bwrap() -> str | None:
+    """bubblewrap's path, if it can build a box here."""
+    if not sys.platform.startswith("linux") or os.environ.get("CANASTA_NO_BWRAP"):
+        return None
+    path = shutil.which("bwrap")
+    if not path:
+        return None
+    probe = [path, *_bwrap_base(1), "--", "/bin/sh", "-c", "exit 0"]
+    return path if _run_ok(probe) else None
+
+
+def _bwrap_base(disk_mb: int) -> list[str]:
+    return ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user",
+            "--disable-userns", "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev",
+            "--size", str(disk_mb << 20), "--perms", "1777", "--tmpfs", "/tmp",
+            *_system_binds()]
+
+
+def _system_binds() -> list[str]:
+    out: list[str] = []
+    for d in _SYSTEM:
+        if os.path.islink(d):
+            out += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            out += ["--ro-bind", d, d]
+    for f in _ETC:
+        if os.path.exists(f):
+            out += ["--ro-bind", f, f]
+    return out
+
+
+# The namespace launcher.  The outer sh runs where unshare put it (its children go to the new
+# PID namespace): it hands the bot's pipes over as fds 3-5, keeps none itself, and waits.  The
+# inner sh, the namespace's first process, dies with the outer one (setpriv), mounts a /proc
+# of the namespace's own, a size-capped tmpfs on /tmp, a fresh devpts, and empty read-only
+# file systems over the directories the referee hides (CANASTA_HIDE, one per line), and makes
+# the bot's own directories read-only (CANASTA_RO); it gives
+# the bot its pipes back as 0-2 and starts it without any capability (so it cannot undo the
+# mounts).  So the bot alone holds its pipes: closing one is seen by the referee at once.
+_OUTER = ('sp=$1 inner=$2; shift 2; exec 3<&0 4>&1 5>&2 </dev/null >/dev/null 2>/dev/null;'
+          ' trap : TERM; "$sp" --pdeathsig KILL /bin/sh -c "$inner" bot "$sp" "$@" &'
+          ' exec 3<&- 4>&- 5>&-; while :; do wait $!; s=$?;'
+          ' kill -0 $! 2>/dev/null || exit $s; done')
+_INNER = ('sp=$1; shift; mount -t proc proc /proc || exit 125;'
+          ' if [ -n "$CANASTA_DISK" ]; then'
+          ' mount -t tmpfs -o "size=$CANASTA_DISK,mode=1777" none /tmp || exit 125;'
+          ' if [ -d /dev/pts ]; then mount -t devpts -o newinstance,ptmxmode=0666 devpts'
+          ' /dev/pts || exit 125; fi; cd /tmp || exit 125; fi; IFS="\n";'
+          ' for d in $CANASTA_RO; do mount --bind "$d" "$d" &&'
+          ' mount -o remount,bind,ro "$d" || exit 125; done;'
+          ' for d in $CANASTA_HIDE; do if [ -d "$d" ]; then'
+          ' mount -t tmpfs -o size=4k,mode=0500,ro none "$d" || exit 125; fi; done;'
+          ' unset IFS CANASTA_HIDE CANASTA_DISK CANASTA_RO;'
+          ' "$sp" --bounding-set=-all --inh-caps=-all --'
+          ' "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- & exec 3<&- 4>&- 5>&-; wait $!')
+_PROBE = ("/bin/sh", "-c", 'test "$(readlink /proc/self)" -lt 20')  # a pid of the new namespace
+
+
+@functools.cache
+def _namespace_prefix(boxed: bool = True) -> tuple[str, ...]:
+    """The launcher: with ``boxed``, also no network, no IPC and a private hostname (the
+    unboxed opt-out keeps only the PID namespace, so that a bot cannot signal the referee)."""
+    if not sys.platform.startswith("linux") or os.environ.get("CANASTA_NO_NAMESPACE"):
+        return ()
+    setpriv, unshare = shutil.which("setpriv"), shutil.which("unshare")
+    if not setpriv or not unshare or not os.access("/bin/sh", os.X_OK):
+        return ()
+    spaces = ("--net", "--ipc", "--uts") if boxed else ()
+    prefix = (setpriv, "--pdeathsig", "KILL", unshare, "--user", "--map-root-user", "--pid",
+              *spaces, "--mount", "--propagation", "private", "--",
+              "/bin/sh", "-c", _OUTER, "bot", setpriv, _INNER)
+    return prefix if _run_ok([*prefix, *_PROBE]) else ()
+
+
+def box_kind(policy: BoxPolicy | None = None) -> BoxKind:
+    """The box bots get under ``policy`` (the current one by default)."""
+    policy = policy or current()
+    if policy.mode == "unboxed":
+        return "none"
+    if policy.mode != "namespaces" and _bwrap():
+        return "bubblewrap"
+    if policy.mode == "bubblewrap":
+        return "none"
+    return "namespaces" if _namespace_prefix() else "none"
+
+
+def check(policy: BoxPolicy | None = None) -> str | None:
+    """Raise BoxUnavailable if bots cannot be started under ``policy``; otherwise the one
+    line to tell the operator about a weaker box (None when there is nothing to say)."""
+    policy = policy or current()
+    kind = box_kind(policy)
+    if policy.mode == "unboxed":
+        return ("bots run unboxed (--unboxed): they can read your files, use the network and"
+                " keep notes between games")
+    if policy.mode == "bubblewrap" and kind != "bubblewrap":
+        raise BoxUnavailable("--sandbox runs bots under bubblewrap, which is not installed or"
+                             " cannot run here (Debian/Ubuntu: apt install bubblewrap)")
+    if kind == "none":
+        raise BoxUnavailable("no box can be built for bots here (no bubblewrap, no user"
+                             f" namespaces): {INSTALL_HINT}, or pass --unboxed to run bots"
+                             " with your rights")
+    if kind == "namespaces":
+        return (f"bubblewrap not found: bots are boxed with namespaces, but can read your"
+                f" files; {INSTALL_HINT}")
+    return None
+
+
+def describe(policy: BoxPolicy | None = None) -> str:
+    """One line for ``canasta --version`` and logs: the box and what caps it."""
+    policy = policy or current()
+    kind = box_kind(policy)
+    caps = "cgroups" if cgroups.available() else "rlimits"
+    clock = "idle bots frozen" if cgroups.available() and not policy.ponder else "no freezing"
+    return (f"box {kind}; {caps}: {policy.memory_mb} MB, {policy.procs} processes,"
+            f" {policy.disk_mb} MB /tmp; {clock}")
+
+
+def _program_dirs(argv: list[str], path: str) -> list[str]:
+    """The directories a bot needs to run: its program's (and the interpreter's install,
+    for a virtual environment's or a pyenv's interpreter), and those of files it names."""
+    dirs: list[str] = []
+    program = argv[0] if os.sep in argv[0] else shutil.which(argv[0], path=path) or argv[0]
+    if os.path.isabs(program):
+        for p in (program, os.path.realpath(program)):
+            top = os.path.dirname(os.path.dirname(p))  # .../bin/python -> the install
+            if not any(top == s or top.startswith(s + os.sep) for s in _SYSTEM) and top != "/":
+                dirs.append(top)
+            parent = os.path.dirname(p)
+            if not any(parent == s or parent.startswith(s + os.sep) for s in _SYSTEM):
+                dirs.append(parent)
+    for arg in argv[1:]:
+        if os.path.isabs(arg) and os.path.isfile(arg):
+            dirs.append(os.path.dirname(arg))
+    return dirs
+
+
+def _inside(path: str, dirs: list[str]) -> bool:
+    return any(path == d or path.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
+
+
+def _bwrap_command(argv: list[str], env: dict[str, str], policy: BoxPolicy, cwd: str | None,
+                   hidden: list[str]) -> list[str]:
+    bwrap = _bwrap()
+    assert bwrap is not None
+    cmd = [bwrap, *_bwrap_base(policy.disk_mb)]
+    own = _program_dirs(argv, env.get("PATH", os.defpath))
+    own += [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p)]
+    own.append(_PACKAGE_DIR)  # an editable install's interpreter finds the project's code
+    if cwd:
+        own.append(os.path.realpath(cwd))
+    binds = sorted({os.path.realpath(d) for d in own if os.path.isdir(d)})
+    for d in binds:
+        cmd += ["--ro-bind", d, d]
+    for d in policy.writable:
+        cmd += ["--bind", d, d]
+    for d in hidden:  # a record or results folder inside a bound directory stays out of sight
+        if _inside(d, binds) and d not in binds:
+            cmd += ["--tmpfs", d, "--remount-ro", d]
+    env["HOME"] = env["TMPDIR"] = "/tmp"
+    return [*cmd, "--chdir", os.path.realpath(cwd) if cwd else "/tmp", "--",
+            "/bin/sh", "-c", _HAND_BACK, "bot", *argv]
+
+
+def _namespace_command(argv: list[str], env: dict[str, str], policy: BoxPolicy,
+                       cwd: str | None, hidden: list[str], boxed: bool = True) -> list[str]:
+    program = shutil.which(argv[0], path=env.get("PATH")) if argv else None
+    named = [a for a in argv if os.path.isfile(a)]
+    own = [os.path.realpath(a) for a in [*(x for x in [cwd] if x), *named,
+                                          *([program] if program else [])]
+           if os.path.isabs(a)]
+    keep = [d for d in hidden
+            if "\n" not in d and not any(o == d or o.startswith(d + os.sep) for o in own)]
+    if keep:
+        env["CANASTA_HIDE"] = "\n".join(keep)
+    if boxed:
+        env["CANASTA_DISK"] = f"{policy.disk_mb}m"
+        env["HOME"] = env["TMPDIR"] = "/tmp"
+        ro = sorted({os.path.realpath(d) for d in _program_dirs(argv, env.get("PATH", ""))
+                     if os.path.isdir(d) and not _inside(os.path.realpath(d), ["/tmp"])})
+        if ro:  # no notes beside its own program, to read in a later game
+            env["CANASTA_RO"] = "\n".join(d for d in ro if "\n" not in d)
+    return [*_namespace_prefix(boxed), *argv]
+
+
+# The first process of every box: it makes itself the OOM killer's first choice, enters the
+# bot's control groups (CANASTA_CG, one file per line) and execs the rest, so that nothing the
+# bot starts runs outside them.  For bubblewrap it moves the bot's input and output to fds 3
+# and 4, which bubblewrap's own processes close (they keep 0-2), and the bot gets them back
+# inside the box (_HAND_BACK): so the bot alone holds its pipes, and closing one is seen by
+# the referee at once.
+_ENTER = ('echo 1000 >/proc/self/oom_score_adj 2>/dev/null; IFS="\n";'
+          ' for f in $CANASTA_CG; do echo $$ >"$f" || exit 125; done;'
+          ' unset IFS CANASTA_CG; if [ "$1" = bwrap ]; then shift;'
+          ' exec 3<&0 4>&1 </dev/null >/dev/null; fi; exec "$@"')
+_HAND_BACK = 'exec <&3 >&4 3<&- 4>&-; exec "$@"'
+
+
+
+@functools.cache
+def _user_processes() -> int:
+    uid = os.getuid()
+    n = 0
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError):
+                    if os.stat(f"/proc/{entry}").st_uid == uid:
+                        n += 1
+    return n
+
+
+def _limits(policy: BoxPolicy, group: cgroups.BotCgroup | None) -> list[str]:
+    """rlimits for what no control group caps (core dumps always off)."""
+    prlimit = shutil.which("prlimit")
+    if not prlimit:
+        return []
+    out = [prlimit, "--core=0"]
+    if group is None:
+        out.append(f"--data={policy.memory_bytes()}")
+        if os.getuid() != 0:  # counted per user: leave room for what the user already runs
+            out.append(f"--nproc={_user_processes() + policy.procs + 64}")
+    return [*out, "--"]
+
+
+def containment(policy: BoxPolicy | None = None) -> str:
+    """How a bot's processes are kept from the referee's: ``pid-namespace`` (every box, and
+    the unboxed opt-out where namespaces work) or ``process-group``."""
+    policy = policy or current()
+    if box_kind(policy) != "none" or _namespace_prefix(False):
+        return "pid-namespace"
+    return "process-group"
+
+
+def boxed(argv: list[str], env: dict[str, str], policy: BoxPolicy, cwd: str | None,
+          hidden: list[str], group: cgroups.BotCgroup | None) -> list[str]:
+    """The command line that runs ``argv`` in ``policy``'s box; ``env`` receives what the
+    launchers need.  Raises BoxUnavailable when ``check`` would."""
+    check(policy)
+    kind = box_kind(policy)
+    if kind == "bubblewrap":
+        inner = _bwrap_command(argv, env, policy, cwd, hidden)
+    elif kind == "namespaces":
+        inner = _namespace_command(argv, env, policy, cwd, hidden)
+    elif _namespace_prefix(False):
+        inner = _namespace_command(argv, env, policy, cwd, hidden, boxed=False)
+    else:  # no namespace at all: a seccomp filter keeps the bot from signalling the referee
+        inner = [sys.executable, "-I", _NOSIGNAL, "--", *argv]
+    if group is not None:
+        env["CANASTA_CG"] = "\n".join(group.join_files())
+    moved = ["bwrap"] if kind == "bubblewrap" else []
+    return ["/bin/sh", "-c", _ENTER, "box", *moved, *_limits(policy, group), *inner]

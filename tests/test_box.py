@@ -1,0 +1,348 @@
+"""The box every bot gets by default: what it may reach, what caps it, and fair clocks.
+
+Each attack of a bot author is a real subprocess bot (tests/bots/prisoner.py) run with the
+default options; it reports what it got on stderr, which the seat keeps (a bounded tail)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from canasta_cli.core import CLASSIC, preset
+from canasta_cli.referee import Referee, TimeControl
+from canasta_cli.seats import builtin_seat, cgroups
+from canasta_cli.seats.base import Message
+from canasta_cli.seats.box import BoxPolicy, box_kind
+from canasta_cli.seats.subprocess_seat import SubprocessSeat
+
+ROOT = Path(__file__).resolve().parent.parent
+PRISONER = str(ROOT / "tests" / "bots" / "prisoner.py")
+CANASTA = shutil.which("canasta", path=os.path.dirname(sys.executable)) or "canasta"
+SHORT = CLASSIC.with_options(max_hands=1)
+ROOMY = TimeControl(startup_ms=10_000, decision_ms=5_000, bank_ms=5_000)
+
+needs_box = pytest.mark.skipif(box_kind() == "none", reason="no box can be built here")
+needs_bwrap = pytest.mark.skipif(box_kind() != "bubblewrap", reason="bubblewrap is not here")
+needs_cgroups = pytest.mark.skipif(not cgroups.available(),
+                                   reason="this user cannot create control groups here")
+
+
+def prisoner(*args: str, box: BoxPolicy | None = None) -> SubprocessSeat:
+    return SubprocessSeat([sys.executable, PRISONER, *args], name=f"prisoner:{args[0]}",
+                          box=box)
+
+
+def play(seat: SubprocessSeat, others: list[Any] | None = None) -> dict[str, Any]:
+    """One hand with ``seat`` in seat 0; its report and its seat summary."""
+    seats = [seat, *(others or [builtin_seat("builtin:random", i) for i in (1, 2, 3)])]
+    ref = Referee(seats, SHORT, ROOMY)
+    try:
+        result = ref.play(1, seed=3)
+    finally:
+        ref.close()
+    assert result.seats[0]["status"] in ("OK", "CRASHED"), result.seats[0]
+    text = seat.stderr_tail(1 << 16)
+    line = next((x for x in text.splitlines() if x.startswith("PRISONER ")), None)
+    assert line is not None, text
+    report: dict[str, Any] = json.loads(line.split(" ", 1)[1])
+    report["_seat"] = result.seats[0]
+    return report
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A server on 127.0.0.1 that greets whoever connects (the referee's machine)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            conn.sendall(b"welcome")
+            conn.close()
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    yield srv.getsockname()[1]
+    stop.set()
+    t.join(timeout=5)
+    srv.close()
+
+
+@needs_box
+def test_a_boxed_bot_reaches_no_network_no_file_no_terminal(tmp_path: Path,
+                                                            listener: int) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the seed is 42")
+    master, slave = pty.openpty()
+    try:
+        report = play(prisoner("probe", str(listener), f"file:{secret}", os.ttyname(slave)))
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert report["_seat"]["status"] == "OK"
+    assert not report["network"]["ok"], report["network"]
+    assert not report["pty"]["ok"] and not report["devtty"]["ok"], report
+    assert report["pts"]["ok"] and report["pts"]["value"] in ([], ["ptmx"]), report["pts"]
+    assert not report["own_dir"]["ok"], "its own directory is read-only"
+    assert report["home"]["ok"], "its HOME is writable"
+    assert report["oom_score_adj"]["value"] == "1000"
+    assert not (ROOT / "tests" / "bots" / "prisoner-note").exists()
+    if box_kind() == "bubblewrap":
+        assert not report["secret"]["ok"], "nothing of the user's files it was not given"
+        assert report["tmp"]["value"] == [] or all(
+            not p.startswith("canasta") for p in report["tmp"]["value"]), report["tmp"]
+
+
+@needs_box
+def test_a_bot_cannot_signal_the_referee(tmp_path: Path) -> None:
+    for policy in (None, BoxPolicy(mode="unboxed")):
+        report = play(prisoner("killall", box=policy))
+        assert report["_seat"]["status"] == "OK"  # and this process is still here to say so
+
+
+@needs_box
+def test_a_bot_filling_its_tmp_stops_at_its_cap() -> None:
+    before = shutil.disk_usage("/tmp").free
+    report = play(prisoner("fill", "100", box=BoxPolicy(disk_mb=8)))
+    assert report["_seat"]["status"] == "OK"
+    assert report["fill"]["written_mb"] <= 8 and report["fill"]["error"], report["fill"]
+    assert shutil.disk_usage("/tmp").free > before - (50 << 20)  # not the machine's /tmp
+
+
+@needs_cgroups
+def test_memory_over_the_cap_kills_the_bot_not_the_referee() -> None:
+    report_seat = prisoner("memory", "400", box=BoxPolicy(memory_mb=64))
+    seats = [report_seat, *(builtin_seat("builtin:random", i) for i in (1, 2, 3))]
+    ref = Referee(seats, SHORT, ROOMY)
+    try:
+        result = ref.play(1, seed=3)
+    finally:
+        ref.close()
+    summary = result.seats[0]
+    assert summary["status"] == "CRASHED", summary
+    assert any("memory cap of 64 MB" in e for e in summary["errors"]), summary
+
+
+@needs_cgroups
+def test_a_fork_bomb_stops_at_the_process_cap_and_leaves_nothing() -> None:
+    seat = prisoner("forkbomb", "500", box=BoxPolicy(procs=20))
+    report = play(seat)
+    assert report["_seat"]["status"] == "OK"
+    assert 0 < report["forkbomb"] < 20, report
+    assert seat._group is None  # its groups are gone, and all in them
+    assert not _stale_groups()
+
+
+def _stale_groups() -> list[str]:
+    found = cgroups.layout()
+    assert found is not None
+    mine = f"canasta-bot-{os.getpid()}-"
+    return [e for parent in found[1].values() for e in os.listdir(parent) if e.startswith(mine)]
+
+
+class _Watching(SubprocessSeat):
+    """Notes, at each of its requests, whether every other bot is frozen."""
+
+    others: list[SubprocessSeat]
+    seen: list[bool]
+
+    def request(self, msg: Message, timeout: float) -> Message:
+        self.seen.append(all(o._group is not None and o._group.frozen for o in self.others))
+        return super().request(msg, timeout)
+
+
+@needs_cgroups
+def test_idle_bots_are_frozen_while_another_is_on_turn_unless_they_may_ponder() -> None:
+    for ponder in (False, True):
+        policy = BoxPolicy(ponder=ponder)
+        watcher = _Watching([sys.executable, PRISONER, "none"], box=policy)
+        burner = SubprocessSeat([sys.executable, PRISONER, "burn"], box=policy)
+        watcher.others, watcher.seen = [burner], []
+        rules = preset("two-player").with_options(max_hands=1)
+        ref = Referee([watcher, burner], rules, ROOMY)
+        try:
+            ref.play(1, seed=4)
+        finally:
+            ref.close()
+        assert len(watcher.seen) > 5
+        assert all(watcher.seen) if not ponder else not any(watcher.seen), (ponder, watcher.seen)
+
+
+def _in_memory_cgroup(limit_mb: int, argv: list[str], tmp_path: Path
+                      ) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` in a memory control group of its own, made here (v1)."""
+    found = cgroups.layout()
+    assert found is not None and found[0] == "v1"
+    outer = Path(found[1]["memory"]) / f"canasta-test-{os.getpid()}"
+    outer.mkdir()
+    try:
+        (outer / "memory.limit_in_bytes").write_text(str(limit_mb << 20))
+        script = f'echo $$ > {outer}/cgroup.procs && exec "$@"'
+        return subprocess.run(["/bin/sh", "-c", script, "sh", *argv], capture_output=True,
+                              text=True, timeout=300, check=False, cwd=tmp_path)
+    finally:
+        for _ in range(100):
+            try:
+                outer.rmdir()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+
+@needs_cgroups
+@pytest.mark.skipif(cgroups.layout() is not None and cgroups.layout()[0] != "v1",  # type: ignore[index]
+                    reason="the outer limit is made with cgroup v1 here")
+def test_under_an_outer_memory_limit_the_oom_killer_picks_the_bot(tmp_path: Path) -> None:
+    bot = f"{sys.executable} {PRISONER} memory 2000"
+    done = _in_memory_cgroup(300, [CANASTA, "match", "--seat", bot, "--seat", "builtin:random",
+                                   "--seat", "builtin:random", "--seat", "builtin:random",
+                                   "--set", "max_hands=1", "--bot-memory", "4096",
+                                   "--record", str(tmp_path / "rec")], tmp_path)
+    assert "Traceback" not in done.stderr
+    assert "CRASHED" in done.stdout, done.stdout + done.stderr  # the referee lived to say it
+    record = next((tmp_path / "rec").glob("game-*.jsonl")).read_text().splitlines()
+    assert json.loads(record[-1])["type"] == "result"
+
+
+def test_without_any_box_bots_are_refused_unless_unboxed(tmp_path: Path) -> None:
+    env = dict(os.environ, CANASTA_NO_BWRAP="1", CANASTA_NO_NAMESPACE="1")
+    bot = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
+    args = [CANASTA, "match", "--seat", bot, "--seat", "builtin:random", "--seat",
+            "builtin:random", "--seat", "builtin:random", "--set", "max_hands=1"]
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+    assert done.returncode == 2, done
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--unboxed" in lines[0] and "bubblewrap" in lines[0], lines
+    done = subprocess.run([*args, "--unboxed"], capture_output=True, text=True, env=env,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "unboxed" in done.stderr and "CRASHED" not in done.stdout
+
+
+@pytest.mark.skipif(box_kind(BoxPolicy(mode="namespaces")) != "namespaces",
+                    reason="user namespaces are not available")
+def test_without_bubblewrap_the_namespace_box_says_so_once_and_holds(tmp_path: Path,
+                                                                     listener: int) -> None:
+    env = dict(os.environ, CANASTA_NO_BWRAP="1")
+    bot = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
+    done = subprocess.run([CANASTA, "match", "--seat", bot, "--seat", "builtin:random",
+                           "--seat", bot, "--seat", "builtin:random", "--set", "max_hands=1"],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    notes = [x for x in done.stderr.splitlines() if "bubblewrap" in x]
+    assert len(notes) == 1 and "apt install bubblewrap" in notes[0], done.stderr
+    secret = tmp_path / "secret.txt"
+    secret.write_text("x")
+    master, slave = pty.openpty()
+    try:
+        report = play(prisoner("probe", str(listener), f"file:{secret}", os.ttyname(slave),
+                               box=BoxPolicy(mode="namespaces")))
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert not report["network"]["ok"] and not report["pty"]["ok"]
+    assert not report["devtty"]["ok"] and report["home"]["ok"]
+    assert not report["own_dir"]["ok"]  # no notes beside its program for a later game
+    assert not report["secret"]["ok"]  # under /tmp: the box's /tmp is its own
+
+
+@needs_bwrap
+def test_a_bot_is_boxed_by_default_on_the_command_line(tmp_path: Path, listener: int) -> None:
+    """No flag: match, tournament and bot check box their bots."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("x")
+    bot = f"{sys.executable} {PRISONER} probe {listener} file:{secret} /dev/null"
+    done = subprocess.run([CANASTA, "match", "--seat", bot, "--seat", "builtin:random",
+                           "--seat", "builtin:random", "--seat", "builtin:random", "--set",
+                           "max_hands=1", "--record", str(tmp_path / "rec")],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "rec" / "seat0.stderr.log").read_text()
+    report = json.loads(log.split("PRISONER ", 1)[1].splitlines()[0])
+    assert not report["network"]["ok"] and not report["secret"]["ok"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")
+def test_unboxed_without_namespaces_a_bot_can_signal_nothing_but_itself(tmp_path: Path) -> None:
+    """Signal 0 delivers nothing: it only says whether a signal would get through."""
+    env = dict(os.environ, CANASTA_NO_BWRAP="1", CANASTA_NO_NAMESPACE="1")
+    bot = f"{sys.executable} {PRISONER} signal0"
+    done = subprocess.run([CANASTA, "match", "--unboxed", "--seat", bot, "--seat",
+                           "builtin:random", "--seat", "builtin:random", "--seat",
+                           "builtin:random", "--set", "max_hands=1", "--record",
+                           str(tmp_path / "rec")], capture_output=True, text=True, env=env,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "rec" / "seat0.stderr.log").read_text()
+    report = json.loads(log.split("PRISONER ", 1)[1].splitlines()[0])["signal0"]
+    assert report == {"all": "Operation not permitted", "group": "Operation not permitted",
+                      "parent": "Operation not permitted", "self": "allowed"}
+
+
+@needs_cgroups
+def test_a_sigkilled_referee_leaves_no_frozen_bot_and_no_group(tmp_path: Path) -> None:
+    """Bots are frozen between turns: the guard must thaw and end them when the referee dies,
+    and remove their groups."""
+    marker = tmp_path / "marker"
+    bot = f"{sys.executable} {PRISONER} burn {marker}"
+    proc = subprocess.Popen([CANASTA, "match", "--seat", bot, "--seat", "builtin:random",
+                             "--seat", bot, "--seat", "builtin:random", "--games", "50"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    found = cgroups.layout()
+    assert found is not None
+    parent = found[1]["pids" if found[0] == "v1" else ""]
+    mine = f"canasta-bot-{proc.pid}-"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # until both bots are running
+        if len([e for e in os.listdir(parent) if e.startswith(mine)]) >= 2 and \
+                len(_named(marker)) >= 6:
+            break
+        time.sleep(0.05)
+    else:
+        proc.kill()
+        raise AssertionError("the bots did not start")
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (_named(marker) or any(
+            e.startswith(mine) for e in os.listdir(parent))):
+        time.sleep(0.05)
+    assert _named(marker) == []
+    assert not [e for e in os.listdir(parent) if e.startswith(mine)]
+
+
+def _named(marker: Path) -> list[int]:
+    """Live processes whose command line names ``marker``."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if str(marker).encode() not in f.read():
+                        continue
+                with open(f"/proc/{entry}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        out.append(int(entry))
+            except OSError:
+                continue
+    return out
