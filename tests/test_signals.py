@@ -49,11 +49,11 @@ def _wait_for_pids(pidfile: Path, n: int, proc: subprocess.Popen[bytes]) -> None
     raise AssertionError("the bots did not start")
 
 
-def _wait_for(marker: Path, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60  # a hang guard only
-    while not marker.exists():
+def _wait_for(path: Path, text: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120  # a hang guard only
+    while not (path.exists() and text in path.read_text(encoding="utf-8", errors="replace")):
         assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, f"{marker} never appeared"
+        assert time.monotonic() < deadline, f"{text!r} never appeared in {path}"
         time.sleep(0.05)
 
 
@@ -76,7 +76,12 @@ def test_nothing_outlives_a_signalled_referee(tmp_path: Path, command: str,
                             stdin=subprocess.DEVNULL)
     try:
         _wait_for_pids(pidfile, wanted, proc)
-        _wait_for(Path(f"{pidfile}.acting"), proc)  # a game under way: a bot was asked to act
+        # A game under way, as the referee's own files tell (boxed bots cannot write): a move
+        # recorded in the match's first game, or the tournament's first game done (of 100).
+        if command == "match":
+            _wait_for(tmp_path / "rec" / "game-0001.jsonl", '"type":"move"', proc)
+        else:
+            _wait_for(tmp_path / "out" / "games.jsonl", "\n", proc)
         below = descendants(proc.pid)
         assert below
         proc.send_signal(sig)

@@ -150,7 +150,8 @@ def test_killed_cli_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     bot = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'gated.py'} {gate}"
     args = [sys.executable, "-m", "canasta_cli.cli", "tournament", "--bot", "g=builtin:greedy",
             "--bot", f"gbot={bot}", "--games", "6", "--concurrency", "2", "--set",
-            "max_hands=1", "--seed", "3", "--decision-ms", "600000", "--bank-ms", "600000"]
+            "max_hands=1", "--seed", "3", "--decision-ms", "600000", "--bank-ms", "600000",
+            "--bot-writable", str(gate)]  # the box lets the bot take its tickets there
     (gate / "open").touch()
     reference = subprocess.run([*args, "--out", str(tmp_path / "ref")], cwd=ROOT,
                                capture_output=True, text=True, timeout=300)

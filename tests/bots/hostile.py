@@ -2,8 +2,7 @@
 
 Each mode plays legally except for its one attack, so that the referee's answer to that attack
 is what a test sees.  With PIDFILE, the bot appends the pid of every process it starts (its
-own included) so that a test can check that none outlives the referee, and creates
-PIDFILE.acting when it is first asked to act (a game is under way).
+own included) so that a test can check that none outlives the referee.
 """
 
 import json
@@ -159,8 +158,6 @@ def main() -> None:
         if kind == "act":
             request = msg
             acts += 1
-            if acts == 1 and PIDFILE:
-                open(PIDFILE + ".acting", "a").close()  # a game is under way: tests wait for it
         elif not (kind == "error" and msg.get("retry")):
             continue
         assert request is not None
