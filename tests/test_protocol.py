@@ -148,7 +148,7 @@ def test_redealing_hidden_cards_leaves_a_seats_messages_byte_identical(seed: int
     """Two games whose stocks differ below the top cards send seat 0 byte-identical messages
     (events and requests to act) for as long as those cards stay hidden in the stock."""
     from canasta_cli.core import CLASSIC, apply, legal_moves, new_game
-    from canasta_cli.core.engine import shuffled_deck
+    from canasta_cli.core.deal import shuffled_deck
     from canasta_cli.protocol.messages import act_message, event_message
 
     rules = CLASSIC.with_options(max_hands=1)

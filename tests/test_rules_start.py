@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from canasta_cli.cli import app
 from canasta_cli.core import PRESETS, Ruleset, apply, legal_moves, new_game, observation
-from canasta_cli.core.engine import shuffled_deck
+from canasta_cli.core.deal import shuffled_deck
 from canasta_cli.core.events import HandStarted
 
 runner = CliRunner()
