@@ -12,6 +12,7 @@ from .. import package_data
 from ..botcheck import run_checks
 from ..players import PLAYERS
 from ..players.stdio import run
+from . import bounds
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -45,6 +46,8 @@ def bot_check(command: Annotated[str | None, typer.Argument(
             raise fail(f"the example bot {example} is not there: give the bot's command line")
         command = shlex.join([sys.executable, str(example)])
         typer.echo(f"checking the example bot: {command}")
+    bounds.enforce(bounds.check_command, command)
+    bounds.enforce(bounds.check_ms, "--timeout-ms", timeout_ms)
     setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
     checks = run_checks(command, timeout_ms / 1000)
     for c in checks:
@@ -77,3 +80,8 @@ def bot_run(
         raise fail("--ms is for search and hard")
     player = PLAYERS[kind](seed, str(ms) if ms is not None else "")
     run(player, f"canasta bot run {kind}")
+
+
+from . import botpolicy  # noqa: E402 - canasta bot policy (docs/ML.md)
+
+botpolicy.register(bot_app)

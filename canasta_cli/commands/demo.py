@@ -11,6 +11,7 @@ import typer
 
 from ..core import GameState, apply, format_move, legal_moves, new_game
 from ..event_text import describe_event
+from . import bounds
 from .options import (
     DealerOpt,
     DeckOpt,
@@ -43,6 +44,7 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
          hand: HandOpt = 1,
          ) -> None:
     """Watch built-in random players play a whole game; prints each hand's scores."""
+    bounds.enforce(bounds.check_delay, delay)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
     r = load_rules(rules, set_)

@@ -12,7 +12,8 @@ import typer
 
 from ..core import PRESETS, DeckFileError, RulesError, Ruleset, parse_deck_text, parse_option, preset
 from ..core.deal import check_scores
-from ..seats import box, cgroups
+from ..private_files import read_input
+from ..seats import box, cgroups, leftovers
 from ..seats.contain import hide
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
@@ -74,6 +75,7 @@ def setup_box(specs: list[str], sandbox: bool, unboxed: bool, ponder: bool, memo
                            writable=tuple(str(d.resolve()) for d in writable or []))
     box.configure(policy)
     cgroups.sweep_stale()
+    leftovers.sweep_stale()
     hide(*_own_data_dirs())  # saved games, their sealed seeds: never a bot's to read
     if sandbox or any(not s.split("=", 1)[-1].strip().startswith(("builtin:", "human"))
                       for s in specs):
@@ -122,6 +124,9 @@ def check_dealer(dealer: int | None, rules: Ruleset) -> None:
                    f" {rules.players} players), got {dealer}")
 
 
+DECK_CAP = 1 << 20  # bytes: a deck file lists a few hundred cards per hand
+
+
 def load_decks(path: Path | None, rules: Ruleset, dealer: int | None,
                seed: int) -> list[list[int]]:
     """A stacked-deck file for --deck, or a clear error naming the file."""
@@ -129,7 +134,8 @@ def load_decks(path: Path | None, rules: Ruleset, dealer: int | None,
     if path is None:
         return []
     try:
-        return parse_deck_text(path.read_text(encoding="utf-8"), rules, dealer, seed)
+        text = read_input(path, DECK_CAP, "a deck file").decode("utf-8")
+        return parse_deck_text(text, rules, dealer, seed)
     except OSError as exc:
         raise fail(f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

@@ -29,8 +29,14 @@ def replay(
         "--verify", help="Re-play every move through the engine and check every event and score.")]
     = False,
     step: Annotated[bool, typer.Option(help="Wait for Enter after each move.")] = False,
+    html: Annotated[Path | None, typer.Option(
+        help="Write a self-contained HTML replay viewer to this file (opens at --seat's view).")]
+    = None,
 ) -> None:
     """Step through a recorded game, or verify it."""
+    if html is not None:
+        from .report import replay_to_html
+        return replay_to_html(record, html, seat)
     public = False
     try:
         lines = load_record(record)
