@@ -114,7 +114,7 @@ def test_a_fixed_deal_budget_ignores_the_clock_and_repeats(monkeypatch: pytest.M
     results = []
     for fake in (False, True):
         if fake:
-            monkeypatch.setattr(search_mod.time, "monotonic", slow)
+            monkeypatch.setattr(search_mod, "time", SimpleNamespace(monotonic=slow))
         player = PLAYERS["hard"](3, "deals=12")
         assert isinstance(player, SearchPlayer)
         _player_after(st, st.actor, player)
