@@ -117,8 +117,8 @@ def test_every_event_of_a_six_player_round_is_reachable_at_80x24(tmp_path: Path)
     child.expect("=== hand 1")
     child.expect(PROMPT)
     text = term.text()
-    for who in ("You are dealt", "Left is dealt", "Left partner is dealt", "Across is dealt",
-                "Right partner is dealt", "Right is dealt", "=== hand 1", "upcard"):
+    for who in ("You are dealt", "Left 1 is dealt", "Left 2 is dealt", "Across is dealt",
+                "Right 2 is dealt", "Right 1 is dealt", "=== hand 1", "upcard"):
         assert who in text, who
     assert all(len(r) <= 80 for r in term.everything())
     child.sendline("quit")

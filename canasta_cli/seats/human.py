@@ -16,24 +16,42 @@ from ..event_text import story
 from ..protocol.messages import PROTOCOL
 from ..ui.prompt import Choice, InputError, Terminal, check_input
 from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
+from ..ui.screen import fit, rows
 from .base import Interrupted, Message, Seat
 
 _MOVES = NOTATION_HELP.split("\n\n", 1)[-1].rstrip()  # the table of moves, not the docstring's title
 
-HELP = f"""Commands: help, moves (list the legal moves), log (everything that happened this
-hand), score, hint (what the search player would do, and why), quit (saves the game).
-'hint' looks only at what your seat may see (your hand, the table, what was played), so it is
-offered in hot-seat games too: it cannot show anybody else's cards.
-Type a move and press Enter; Tab completes from the legal moves, Up/Down recalls history.
-Several moves in one line, separated by ';' (meld 6 6 6; meld A A A; discard 9), are played
-all together or, if one of them cannot be played, not at all: handy to reach the minimum.
-Moves:
-{_MOVES}
+HELP_PARAGRAPHS = [
+    "Commands: help, moves (the legal moves), log (everything that happened this hand),"
+    " score, hint (what the search player would do, and why), quit (saves the game).",
+    "Type a move and press Enter; Tab completes from the legal moves, Up and Down recall"
+    " what you typed. Several moves in one line, separated by ';' (meld 6 6 6; meld A A A;"
+    " discard 9), are played all together or, if one cannot be played, not at all: handy"
+    " to reach the minimum. 'hint' sees only what your seat may see.",
+    "Rules in short: draw or take the pile, meld (3 or more cards of a rank; wild cards never"
+    " more than the naturals, nor more than 3), discard one card. Your side's first melds of a"
+    " hand must reach the minimum shown. Going out needs a canasta (7 or more cards). All the"
+    " rules: canasta rules, docs/RULES.md.",
+]
+_MOVE_ROWS = [line.strip() for line in _MOVES.splitlines() if line.strip()]
 
-Rules in short: draw or take the pile, meld (3+ cards of a rank, wild cards never more than the
-naturals nor over 3), discard one card.  Your side's first melds of a hand must reach the
-minimum shown.  Going out needs a canasta (7+ cards).  Full rules: canasta rules, docs/RULES.md.
-"""
+
+def help_text(width: int = 0) -> str:
+    """The help, each paragraph and each row of the moves table wrapped to ``width`` (the
+    moves' explanations under one another)."""
+    table = []
+    for row in _MOVE_ROWS:
+        move, _, what = row.partition("  ")
+        line = f"  {move:<21}{what.strip()}"
+        table.append(fit(line, width, hang=23) if width else line)
+    paragraphs = [fit(p, width, hang=0) if width else p for p in HELP_PARAGRAPHS]
+    return "\n".join([paragraphs[0], paragraphs[1], "Moves:", *table, paragraphs[2]])
+
+
+HELP = help_text()
+
+
+RESERVE_FINAL = 6  # rows kept under the last hand's summary: the verdict and the replay hint
 
 
 class SharedTable:
@@ -71,6 +89,7 @@ class HumanSeat(Seat):
         self.replaying = False  # a resumed game's moves so far are being replayed
         self.queue: list[str] = []  # the rest of a line of several moves, checked whole
         self.hand_events: list[dict[str, Any]] = []  # this hand so far, for 'log'
+        self.pending_end: dict[str, Any] | None = None  # a hand_ended not shown yet
         from ..players.search import SearchPlayer
         self.advisor = SearchPlayer(seed=0, budget_ms=600)  # 'hint': sees what this seat sees
 
@@ -99,9 +118,36 @@ class HumanSeat(Seat):
         self.table.humans.append(self.seat)
         return {"type": "ready", "protocol": PROTOCOL, "name": self.name}
 
+    @property
+    def my_side(self) -> int:
+        sides = 2 if self.partnerships else max(1, len(self.names))
+        return self.seat % sides
+
+    def _labels(self) -> list[str]:
+        return seat_labels(self.seat, self.names, self.partnerships)
+
+    def _show_hand_end(self, final: bool) -> None:
+        """The summary of the hand that just ended, held back until the next message says
+        whether the game ends with it: the last one leaves room for the game's verdict."""
+        event, self.pending_end = self.pending_end, None
+        if event is None:
+            return
+        terminal, style = self.table.terminal, self.table.style
+        plays = story([e for e in self.recent if e["type"] != "hand_ended"], self._label,
+                      style.card)
+        height = terminal.height
+        text = render_hand_end(event, self.my_side, self.partnerships, style, self._labels(),
+                               plays, terminal.width,
+                               max(8, height - (RESERVE_FINAL if final else 1)) if height else 0)
+        terminal.page(text)
+
     def send(self, msg: Message) -> None:
         self.advisor(msg)
         kind = msg.get("type")
+        if self.pending_end is not None:
+            final = kind == "game_end" or (kind == "event"
+                                           and msg["event"]["type"] == "game_ended")
+            self._show_hand_end(final)
         if kind == "game_start":
             self.seat, self.game = int(msg["seat"]), int(msg["game"])
             self.names = list(msg["names"])
@@ -120,26 +166,34 @@ class HumanSeat(Seat):
                 self.history.append(event)
             if event["type"] == "hand_ended" and not self.replaying and self.table.once(
                     ("hand", self.game, event["hand"])):
-                my_side = self.seat % 2 if self.partnerships else self.seat
-                plays = story([e for e in self.recent if e["type"] != "hand_ended"], self._label)
-                self.table.terminal.show(render_hand_end(
-                    event, my_side, self.partnerships, self.table.style,
-                    seat_labels(self.seat, self.names, self.partnerships), plays))
+                self.pending_end = event
         elif kind == "game_end" and msg["reason"] not in GOES_ON \
                 and self.table.once(("game", self.game, 0)):
-            winner = msg["winner"]
-            my_side = self.seat % 2 if self.partnerships else self.seat
-            verdict = ("a draw" if winner is None else
-                       "you win!" if winner == my_side and len(self.table.humans) == 1 else
-                       f"{'side' if self.partnerships else 'player'} {winner} wins")
             self.table.terminal.show(self.table.style.bold(
-                f"== Game over ({msg['reason']}): {verdict} Final scores: "
+                f"== Game over ({str(msg['reason']).replace('_', ' ')}): "
+                f"{self._verdict(msg['winner'])} Final scores: "
                 + " / ".join(str(s) for s in msg["scores"]) + " =="))
         elif kind == "error":
             self.table.terminal.show(self.table.style.warn(f"Referee: {msg['message']}"))
 
+    def _verdict(self, winner: int | None) -> str:
+        """Who won, in this player's words (or by side, when several people share the
+        terminal and "you" would be ambiguous)."""
+        if winner is None:
+            return "a draw."
+        alone = len(self.table.humans) == 1
+        if self.partnerships:
+            if alone:
+                return "your side wins!" if winner == self.my_side else "the other side wins."
+            team = ", ".join(n for i, n in enumerate(self.names) if i % 2 == winner)
+            return f"side {winner} ({team}) wins."
+        if alone:
+            return "you win!" if winner == self.seat else f"{self._label(winner)} wins."
+        return f"{self.names[winner]} wins."
+
     def request(self, msg: Message, timeout: float) -> Message:
         self.replaying = False
+        self._show_hand_end(False)
         if msg.get("type") != "act":
             raise Interrupted()
         if self.queue:
@@ -150,17 +204,36 @@ class HumanSeat(Seat):
         terminal, style = self.table.terminal, self.table.style
         obs = msg["observation"]
         self.obs = obs
+        handed_over = False
         if self.hand_over:
             self.hand_over = False
             if self.table.once(("next", self.game, int(obs["hand_no"]))):
-                terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")
-        if len(self.table.humans) > 1 and self.table.last_actor != self.seat:
+                if len(self.table.humans) > 1 and self.table.last_actor != self.seat:
+                    # one Enter: the next hand starts, and the screen is cleared for its owner
+                    terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")
+                    terminal.clear()
+                    terminal.pause(f"Hand {obs['hand_no']}: seat {self.seat} ({self.name})"
+                                   " to play: press Enter when nobody else can see the"
+                                   " screen. ")
+                    handed_over = True
+                else:
+                    terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")
+        if len(self.table.humans) > 1 and self.table.last_actor != self.seat \
+                and not handed_over:
             terminal.clear()
             terminal.pause(f"Seat {self.seat} ({self.name}): press Enter when nobody else can see"
                            " the screen. ")
         self.table.last_actor = self.seat
-        terminal.show("")
-        terminal.show(render_table(obs, self.recent, self.names, style, terminal.width))
+        height = terminal.height
+        first = self.table.once(("first", self.game, 0))
+        note = [style.dim("New here? Type 'help' for the commands and the moves; Tab"
+                          " completes a move.")] if first else []
+        budget = height - 2 - rows(note, terminal.width) if height else 0
+        text = render_table(obs, self.recent, self.names, style, terminal.width,
+                            max(budget, 6) if height else 0, self.hand_events)
+        lines = ([""] if not height or rows([text, *note], terminal.width) < height - 2
+                 else [])
+        terminal.show("\n".join(lines + [text] + note))
         self.recent = []
         legal = [m["text"] for m in msg["moves"]]
         top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None
@@ -185,11 +258,11 @@ class HumanSeat(Seat):
             if choice.command == "quit":
                 raise Interrupted()
             if choice.command == "help":
-                terminal.show(HELP)
+                terminal.page(help_text(terminal.width))
             elif choice.command == "moves":
                 terminal.show("Legal moves: " + ", ".join(legal))
             elif choice.command == "log":
-                terminal.show("\n".join(story(self.hand_events, self._label)))
+                terminal.page("\n".join(story(self.hand_events, self._label, style.card)))
             elif choice.command == "score":
                 terminal.show(render_scores(obs, self.history, self.partnerships))
             elif choice.command == "hint":
