@@ -149,20 +149,33 @@ class SeatStartError(CanastaError):
     """A bot seat of ``canasta play`` did not start: the game is not begun."""
 
 
-def resume_command(record: Path) -> str:
-    """The command that resumes ``record``, as it can be typed here: ``canasta`` if that is
-    this program on the PATH, else this program's full path (or ``python -m``)."""
+def program_command() -> str:
+    """This program as it can be typed here: ``canasta`` if that is this program on the
+    PATH, else the path it was started by (``.venv/bin/canasta``), or ``python -m``."""
     import shlex
     import shutil
-    me = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    given = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    me = os.path.realpath(given) if given else ""
     on_path = shutil.which("canasta")
     if me.endswith(".py"):  # python -m canasta_cli.cli
-        program = f"{shlex.quote(sys.executable)} -m canasta_cli.cli"
-    elif not me or (on_path and os.path.realpath(on_path) == me):
-        program = "canasta"
-    else:
-        program = shlex.quote(me)
-    return f"{program} play --resume {shlex.quote(str(record))}"
+        return f"{shlex.quote(sys.executable)} -m canasta_cli.cli"
+    if not me or (on_path and os.path.realpath(on_path) == me):
+        return "canasta"
+    return shlex.quote(given if os.sep in given else me)
+
+
+def resume_command(record: Path) -> str:
+    """The command that resumes ``record``, as it can be typed here."""
+    import shlex
+    return f"{program_command()} play --resume {shlex.quote(str(record))}"
+
+
+def replay_command(record: Path, seat: int | None = None) -> str:
+    """The command that replays ``record`` (from ``seat``'s view, step by step), as it can
+    be typed here."""
+    import shlex
+    view = f" --seat {seat} --step" if seat is not None else ""
+    return f"{program_command()} replay{view} {shlex.quote(str(record))}"
 
 
 def resume_setup(path: Path) -> GameSetup:

@@ -113,7 +113,7 @@ def test_resuming_a_finished_game_is_refused(tmp_path: Path) -> None:
                            "builtin:greedy", "-r", "two-player", "--set", "max_turns=2"],
                           input="draw\ndiscard 4\ndiscard 5\ndiscard 6\ndiscard 7\n",
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert "recorded in" in done.stdout, done.stdout[-500:]
+    assert "Replay it with: " in done.stdout and " replay " in done.stdout, done.stdout[-500:]
     record = next(tmp_path.glob("*.jsonl"))
     again = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--resume",
                             str(record)], capture_output=True, text=True, timeout=120, cwd=ROOT)

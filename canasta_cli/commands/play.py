@@ -46,7 +46,8 @@ def play(
     = None,
     seat: Annotated[list[str] | None, typer.Option(
         "--seat", "-s", help="Every seat in order: 'human' (or human:NAME), builtin:greedy,"
-        " builtin:random or a bot command. Default: you in seat 0, greedy players elsewhere.")]
+        " builtin:random or a bot command. Default: you in seat 0, built-in players of --level"
+        " (hard) elsewhere.")]
     = None,
     resume: Annotated[Path | None, typer.Option(help="Continue a saved game.")] = None,
     save_dir: Annotated[Path | None, typer.Option(
@@ -114,12 +115,12 @@ def play(
         raise fail(str(exc)) from None
     except ValueError as exc:
         raise fail(str(exc)) from None
+    # Each hint is one line, never wrapped by the program: it can be copied whole.
     if result.reason == GameEnd.SAVED:
-        table.terminal.show(f"Game saved to {record}\nResume with:"
-                            f" {playmod.resume_command(record)}")
+        table.terminal.raw(f"Game saved to {record}")
+        table.terminal.raw(f"Resume with: {playmod.resume_command(record)}")
     else:
-        table.terminal.show(f"The game is recorded in {record}\nReplay it with: canasta"
-                            f" replay {record}")
+        table.terminal.raw(f"Replay it with: {playmod.replay_command(record)}")
 
 
 def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[str] | None,

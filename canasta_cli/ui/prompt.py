@@ -139,6 +139,10 @@ class Terminal:
     def show(self, text: str) -> None:
         print(fit(text, self.width), file=self.out, flush=True)
 
+    def raw(self, text: str) -> None:
+        """A line as it is, never wrapped (a command to copy: the terminal folds it)."""
+        print(text, file=self.out, flush=True)
+
     def page(self, text: str) -> None:
         """``text`` a screen at a time: pages end at a form feed or when the screen is full,
         each but the last followed by "Enter for more".  On pipes, the whole text at once."""

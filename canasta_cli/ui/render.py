@@ -310,6 +310,9 @@ _POINTS = {"Jo": 50, "2": 20, "A": 20, "K": 10, "Q": 10, "J": 10, "10": 10, "9":
            "7": 5, "6": 5, "5": 5, "4": 5, "3": 5}
 
 
+_ZERO_ROWS = ("Concealed canastas", "Going out", "Red threes")  # may go when all zero
+
+
 def card_points(card: str) -> int:
     return _POINTS.get(rank_of(card), 0)
 
@@ -352,6 +355,10 @@ def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
         + results
     if height <= 0 or rows(whole, width) <= height:
         return "\n".join(whole)
+    if rows([title] + results, width) + 1 > height:  # rows of nothing but zeros go first
+        results = [r for r in results if not r.startswith(_ZERO_ROWS)
+                   or any(s[k] for k, label in SCORE_ROWS if r.startswith(label)
+                          for s in sides)]
     last_page = [style.bold(title)] + results
     room = height - rows(last_page, width) - 1
     tail = tail_fitting(told, room, width) if room > 0 else []
