@@ -78,3 +78,26 @@ def choose(options: list[Callable[[], list[str]]], room: int, width: int) -> lis
         if rows(made, width) <= room:
             return made
     return made
+
+
+def stream_width(err: bool = False) -> int:
+    """Columns of the terminal the command writes to; 0 when it writes to a pipe or a file
+    (scripts get the lines whole)."""
+    import os
+    import shutil
+    import sys
+    stream = sys.stderr if err else sys.stdout
+    try:
+        if not stream.isatty():
+            return 0
+    except (AttributeError, ValueError):
+        return 0
+    cols = shutil.get_terminal_size((80, 24)).columns
+    return cols if cols > 0 else int(os.environ.get("COLUMNS", "80") or 80)
+
+
+def say(text: str, err: bool = False, hang: int | None = None) -> None:
+    """Print ``text`` wrapped between words to the terminal's width (whole on pipes)."""
+    import sys
+    stream = sys.stderr if err else sys.stdout
+    print(fit(text, stream_width(err), hang), file=stream, flush=True)
