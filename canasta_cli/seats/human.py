@@ -209,12 +209,12 @@ class HumanSeat(Seat):
             self.hand_over = False
             if self.table.once(("next", self.game, int(obs["hand_no"]))):
                 if len(self.table.humans) > 1 and self.table.last_actor != self.seat:
-                    # one Enter: the next hand starts, and the screen is cleared for its owner
-                    terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")
-                    terminal.clear()
+                    # One Enter: the summary shows every hand already, so nothing private
+                    # is on the screen while the next player comes to it.
                     terminal.pause(f"Hand {obs['hand_no']}: seat {self.seat} ({self.name})"
-                                   " to play: press Enter when nobody else can see the"
+                                   " plays first: press Enter when nobody else can see the"
                                    " screen. ")
+                    terminal.clear()
                     handed_over = True
                 else:
                     terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")

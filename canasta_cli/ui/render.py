@@ -211,7 +211,8 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         out = []
         for s in range(sides):
             red = " ".join(style.card(c) for c in obs["red_threes"][s])
-            name = side_name(s, side, partnerships).capitalize()
+            name = side_name(s, side, partnerships, labels)
+            name = name[:1].upper() + name[1:]
             if sides > 2 and partnerships:
                 name += f" ({_team(labels, s, sides)})"
             if short:
