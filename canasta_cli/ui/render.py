@@ -213,7 +213,7 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
             red = " ".join(style.card(c) for c in obs["red_threes"][s])
             name = side_name(s, side, partnerships, labels)
             name = name[:1].upper() + name[1:]
-            if sides > 2 and partnerships:
+            if len(labels) > 4 and partnerships:
                 name += f" ({_team(labels, s, sides)})"
             if short:
                 tokens = ", ".join(meld_token(m, style) for m in obs["melds"][s]) or "no melds"
