@@ -14,6 +14,7 @@ from typing import Any
 from .core import Ruleset, parse_card_sequence
 from .core.errors import CanastaError
 from .core.reasons import GOES_ON
+from .private_files import read_input
 from .records import RecordError, load_record, sealed_parts
 from .referee import GameResult, Referee, TimeControl
 from .replay import replay
@@ -84,9 +85,14 @@ def load_secret(path: Path, lines: list[dict[str, Any]]) -> dict[str, Any]:
         raise RecordError(f"{path}: the seed of this unfinished game is kept in {where}, which"
                           " is missing")
     try:
-        secret = json.loads(where.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RecordError(f"{where}: cannot read the saved game's seed: {exc}") from None
+        secret = json.loads(read_input(where, 1 << 20, "a saved game's seed", follow=False)
+                            .decode("utf-8"))
+    except OSError as exc:
+        raise RecordError(f"{where}: cannot read the saved game's seed: {exc.strerror}"
+                          ) from None
+    except (ValueError, RecursionError) as exc:
+        raise RecordError(f"{where}: cannot read the saved game's seed:"
+                          f" {str(exc)[:80]}") from None
     if not isinstance(secret, dict):
         raise RecordError(f"{where}: not a saved game's seed")
     return secret
@@ -196,7 +202,7 @@ def resume_setup(path: Path) -> GameSetup:
                          dealer=int(header.get("dealer", secret.get("dealer", 0))),
                          decks=decks, prefix=moves,
                          secret=secrets_dir() / str(secret_name) if secret_name else None)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise RecordError(f"{path}: bad header: {exc}") from None
 
 

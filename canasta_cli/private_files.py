@@ -1,26 +1,176 @@
-"""Files only their owner may read: records, transcripts, saves, sealed seeds, results."""
+"""Files only their owner may read: records, transcripts, saves, sealed seeds, results; and
+input files read with a size cap.
+
+Every file canasta writes is a new file of its own: created with ``O_EXCL | O_NOFOLLOW`` and
+mode 0600, so that a symbolic link or a hard link planted where it is written is never written
+through, and an old file's wider mode is never kept.  A symbolic link in its place is refused;
+a regular file in its place is replaced (unlinked, then created anew).  Inputs are read only
+from regular files, after ``fstat``, up to a cap: a FIFO or a device is refused at once (never
+a read that waits forever) and a huge file is refused by its size.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import stat
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _owner_only(path: str, flags: int) -> int:
-    return os.open(path, flags, 0o600)
+class InputFileError(OSError):
+    """An input file refused before or while reading it; ``strerror`` says why in words."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        super().__init__(errno.EINVAL, reason, os.fspath(path))
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def os_message(exc: OSError) -> str:
+    """One line for a failed file operation: ``path: reason``."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason
+
+
+def private_dir(path: Path) -> None:
+    """``path`` as a directory (created owner-only if new); a file in its place is an error."""
+    if path.exists() and not path.is_dir():
+        raise OSError(errno.ENOTDIR, "not a directory", str(path))
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+
+def _fresh_fd(path: Path) -> int:
+    """A new owner-only file at ``path`` (see the module's docstring)."""
+    try:
+        return os.open(path, _CREATE, 0o600)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise OSError(errno.ELOOP, "a symbolic link is in the way; canasta does not write"
+                      " through one (remove it)", str(path))
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EEXIST, "something other than a regular file is in the way",
+                      str(path))
+    os.unlink(path)
+    return os.open(path, _CREATE, 0o600)
 
 
 def open_private(path: Path) -> IO[str]:
-    """``path`` opened for writing (truncated), owner-only; its directory is created
+    """``path`` as a new owner-only file open for writing; its directory is created
     owner-only if it is new."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return open(path, "w", encoding="utf-8", opener=_owner_only)  # noqa: SIM115
+    return open(path, "w", encoding="utf-8",  # noqa: SIM115 - the caller closes it
+                opener=lambda name, flags: _fresh_fd(Path(name)))
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to an owner-only file, on disk before this returns."""
-    with open_private(path) as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
+def write_private(path: Path, text: str | bytes) -> None:
+    """``text`` in an owner-only file, on disk before this returns.  The file is written
+    under a temporary name and then renamed: whoever reads ``path`` sees the old content or
+    the new, never a part (a full disk leaves the old file as it was)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = _fresh_fd(tmp)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)  # replaces a symbolic link itself, never its target
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if exc.filename is None or exc.filename == str(tmp):
+            exc.filename = str(path)
+        raise
+
+
+def open_append(path: Path) -> int:
+    """A descriptor that appends to ``path``, a file canasta wrote itself: not a symbolic
+    link, a regular file, owner-only (a wider mode is narrowed first)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o600)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise OSError(errno.EEXIST, "not a regular file", str(path))
+    if st.st_mode & 0o077:
+        os.fchmod(fd, 0o600)
+    return fd
+
+
+def append_line(fd: int, line: bytes, path: Path) -> None:
+    """Append one whole line and sync it; a write cut short (a full disk) is taken back, so
+    that the file keeps every whole line written before and no part of this one."""
+    start = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        view = memoryview(line)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, start)
+        exc.filename = exc.filename or str(path)
+        raise
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def open_input(path: Path, cap: int, what: str, follow: bool = True) -> BinaryIO:
+    """``path`` open for reading, if it is a regular file of at most ``cap`` bytes (else an
+    InputFileError naming ``what`` is expected there).  ``follow=False`` also refuses a
+    symbolic link (files in a directory canasta writes)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        before = os.stat(path, follow_symlinks=follow)  # a device is not even opened
+        if stat.S_ISLNK(before.st_mode):
+            raise InputFileError(path, f"a symbolic link, where {what} is expected")
+        if not stat.S_ISREG(before.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(before.st_mode) else
+                    "a FIFO (named pipe)" if stat.S_ISFIFO(before.st_mode) else
+                    "a device" if stat.S_ISCHR(before.st_mode) or stat.S_ISBLK(before.st_mode)
+                    else "a socket" if stat.S_ISSOCK(before.st_mode) else "not a regular file")
+            raise InputFileError(path, f"{kind}, not a regular file: {what} is read from a"
+                                 " regular file only")
+        fd = os.open(path, flags)
+    except InputFileError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow:
+            raise InputFileError(path, f"a symbolic link, where {what} is expected") from None
+        raise
+    st = os.fstat(fd)
+    if (st.st_dev, st.st_ino) != (before.st_dev, before.st_ino) or not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise InputFileError(path, "changed while it was being opened")
+    if st.st_size > cap:
+        os.close(fd)
+        raise InputFileError(path, f"{_size(st.st_size)}, more than {what} can be"
+                             f" ({_size(cap)} at most)")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_input(path: Path, cap: int, what: str, follow: bool = True) -> bytes:
+    """The bytes of ``path`` (see ``open_input``); a file that grows past the cap while it
+    is read is refused too."""
+    with open_input(path, cap, what, follow) as f:
+        data = f.read(cap + 1)
+    if len(data) > cap:
+        raise InputFileError(path, f"more than {what} can be ({_size(cap)} at most)")
+    return data

@@ -10,11 +10,12 @@ Each line is flushed as it is written, so a crash loses at most the line being w
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 from .core.errors import CanastaError
-from .private_files import open_private
+from .private_files import open_private, read_input
 
 
 class RecordError(CanastaError):
@@ -23,6 +24,7 @@ class RecordError(CanastaError):
 
 
 MAX_RECORD_LINE = 1 << 22  # bytes: a record's lines are far shorter; longer is damage
+MAX_RECORD = 1 << 26  # bytes (64 MiB): the longest game (200 hands) writes a few MiB
 
 
 class RecordLines(list[dict[str, Any]]):
@@ -35,7 +37,7 @@ def load_record(path: Path, torn_ok: bool = False) -> RecordLines:
     """The lines of a game record.  Damage is a RecordError naming the file and line; with
     ``torn_ok`` a last line cut short by a crash (no newline, not JSON) is left out."""
     try:
-        data = path.read_bytes()
+        data = read_input(path, MAX_RECORD, "a game record")
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror}") from None
     raw_lines = data.split(b"\n")
@@ -59,6 +61,14 @@ def load_record(path: Path, torn_ok: bool = False) -> RecordLines:
     return lines
 
 
+def _finite(text: str) -> float:
+    """A number of a record: 1e400 (infinity) and NaN are damage, not numbers."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]} is out of range")
+    return value
+
+
 def _record_line(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_RECORD_LINE:
         raise ValueError(f"a line of {len(raw)} bytes is not a record line")
@@ -67,7 +77,7 @@ def _record_line(raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ValueError("not text (the file is not a game record)") from None
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, parse_float=_finite, parse_constant=_finite)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     except ValueError as exc:
@@ -99,8 +109,12 @@ class RecordWriter:
 
     def write(self, line: dict[str, Any]) -> None:
         """Any record line (a ``type`` and its fields), e.g. a failure noted before the game."""
-        self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
+            self._file.flush()
+        except OSError as exc:  # a full disk: say which file
+            exc.filename = exc.filename or str(self.path)
+            raise
 
     def header(self, **fields: Any) -> None:
         self.write({"type": "header", **fields})

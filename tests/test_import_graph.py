@@ -13,13 +13,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "canasta_cli"
 # modules and those of lower layers.
 LAYERS: dict[str, int] = {
     "core": 0,
-    "event_text": 1, "seat_names": 1, "private_files": 1, "records": 1,
+    "event_text": 1, "seat_names": 1, "private_files": 1, "records": 1, "safetext": 1,
     "protocol": 2,
     "players": 3,
     "ui": 4,
     "seats": 5,
     "referee": 6,
-    "replay": 7, "match": 7, "play": 7, "botcheck": 7, "tournament": 7,
+    "replay": 7, "match": 7, "play": 7, "botcheck": 7, "tournament": 7, "viewer": 7,
     "commands": 8, "bench": 8,
     "cli": 9, "__init__": 9,
 }

@@ -9,6 +9,7 @@ import typer
 from ..botcheck import run_checks
 from ..players import PLAYERS
 from ..players.stdio import run
+from . import bounds
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -34,6 +35,8 @@ def bot_check(command: Annotated[str, typer.Argument(help="The bot's command lin
               bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
               bot_disk: BotDiskOpt = 64) -> None:
     """Conformance check: the handshake, every request type and the rule edges."""
+    bounds.enforce(bounds.check_command, command)
+    bounds.enforce(bounds.check_ms, "--timeout-ms", timeout_ms)
     setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
     checks = run_checks(command, timeout_ms / 1000)
     for c in checks:

@@ -14,6 +14,7 @@ from ..core import GameState, apply, format_move, legal_moves, new_game
 from ..event_text import describe_event
 from ..ui.render import Style
 from ..ui.screen import fit, say, stream_width
+from . import bounds
 from .options import (
     DealerOpt,
     DeckOpt,
@@ -46,6 +47,7 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
          hand: HandOpt = 1,
          ) -> None:
     """Watch built-in random players play a whole game; prints each hand's scores."""
+    bounds.enforce(bounds.check_delay, delay)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
     r = load_rules(rules, set_)

@@ -9,9 +9,12 @@ from typing import Annotated
 import typer
 
 from ..match import run_match
+from ..private_files import os_message
 from ..protocol.statuses import SeatStatus
 from ..referee import TimeControl
+from ..safetext import visible
 from ..seats.contain import hide
+from . import bounds
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -78,6 +81,8 @@ def match(
         raise fail("--on-failure takes 'default' or 'forfeit'")
     start = load_scores(scores, r)
     setup_box(seat, sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk, bot_writable)
+    bounds.enforce(bounds.check_match, seat, games, startup_ms, decision_ms, bank_ms, spin_us,
+                   record, transcript)
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
     hide(*(d for d in (record, transcript) if d is not None))
     try:
@@ -86,6 +91,8 @@ def match(
                            spin_us, sandbox, start, hand)
     except ValueError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # a full disk under --record: the lines written so far are kept
+        raise fail(f"cannot write {visible(os_message(exc))}") from None
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
         return
@@ -96,15 +103,15 @@ def match(
     typer.echo(f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats")
     for row in result.side_table():
         typer.echo(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
-                   f"{row['mean_per_hand']:>10.1f}  {', '.join(row['seats'])}")
+                   f"{row['mean_per_hand']:>10.1f}  {visible(', '.join(row['seats']))}")
     draws = sum(1 for g in result.games if g.winner is None)
     if draws:
         typer.echo(f"draws: {draws}")
     for i, rep in enumerate(result.seat_summary()):
         if rep["status"] != SeatStatus.OK or rep["failures"]:
-            typer.echo(f"seat {i} ({rep['name']}): {rep['status']} "
+            typer.echo(f"seat {i} ({visible(rep['name'])}): {rep['status']} "
                        + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))
             for err in rep["errors"][:3]:
-                typer.echo(f"    {err}")
+                typer.echo(f"    {visible(err)}")
     where = f"records in {record}" if record else f"bot stderr logs in {result.log_dir}"
     typer.echo(where)

@@ -12,6 +12,7 @@ import typer
 
 from ..core import PRESETS, DeckFileError, RulesError, Ruleset, parse_deck_text, parse_option, preset
 from ..core.engine import check_scores
+from ..private_files import read_input
 from ..seats import box, cgroups
 from ..seats.contain import hide
 
@@ -124,6 +125,9 @@ def check_dealer(dealer: int | None, rules: Ruleset) -> None:
                    f" {rules.players} players), got {dealer}")
 
 
+DECK_CAP = 1 << 20  # bytes: a deck file lists a few hundred cards per hand
+
+
 def load_decks(path: Path | None, rules: Ruleset, dealer: int | None,
                seed: int) -> list[list[int]]:
     """A stacked-deck file for --deck, or a clear error naming the file."""
@@ -131,7 +135,8 @@ def load_decks(path: Path | None, rules: Ruleset, dealer: int | None,
     if path is None:
         return []
     try:
-        return parse_deck_text(path.read_text(encoding="utf-8"), rules, dealer, seed)
+        text = read_input(path, DECK_CAP, "a deck file").decode("utf-8")
+        return parse_deck_text(text, rules, dealer, seed)
     except OSError as exc:
         raise fail(f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

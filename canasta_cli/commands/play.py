@@ -10,7 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..core.reasons import GameEnd
+from ..private_files import os_message
+from ..safetext import visible
 from ..seats.contain import hide
+from . import bounds
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -85,6 +88,7 @@ def play(
     from ..referee import TimeControl
     setup_box(seat or [], sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk,
               bot_writable)
+    bounds.enforce(bounds.check_directory, "--save-dir", save_dir)
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
@@ -115,6 +119,8 @@ def play(
         raise fail(str(exc)) from None
     except ValueError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # the save cannot be written (a full disk, a link in its place)
+        raise fail(f"cannot write {visible(os_message(exc))}") from None
     # Each hint is one line, never wrapped by the program: it can be copied whole.
     if result.reason == GameEnd.SAVED:
         table.terminal.raw(f"Game saved to {record}")
@@ -152,7 +158,7 @@ def _confirm_programs(commands: list[str], trusted: bool) -> None:
     """A save never starts a program by itself: its bot commands are shown and confirmed."""
     if not commands or trusted:
         return
-    listing = "\n".join(f"  {c}" for c in commands)
+    listing = "\n".join(f"  {visible(c)}" for c in commands)
     if not sys.stdin.isatty():
         raise fail(f"this save starts these programs:\n{listing}\nrun them only if you trust"
                    " them: add --trust-seats")

@@ -38,8 +38,14 @@ def replay(
         "--each-event", help="With --step: wait after every event, not every turn (with"
         " --seat: after every move, with the table).")]
     = False,
+    html: Annotated[Path | None, typer.Option(
+        help="Write a self-contained HTML replay viewer to this file (opens at --seat's view).")]
+    = None,
 ) -> None:
     """Step through a recorded game, or verify it."""
+    if html is not None:
+        from .report import replay_to_html
+        return replay_to_html(record, html, seat)
     public = False
     try:
         lines = load_record(record)

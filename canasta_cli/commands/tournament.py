@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import secrets
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..private_files import write_private
+from ..private_files import os_message
 from ..referee import TimeControl
+from ..safetext import visible
 from ..seats.contain import hide
+from . import bounds
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -71,15 +71,23 @@ def tournament(
     bot_procs: BotProcsOpt = 64,
     bot_disk: BotDiskOpt = 64,
     bot_writable: BotWritableOpt = None,
+    records: Annotated[bool, typer.Option(
+        "--records", help="Keep each game's record in OUT/records/ (for canasta replay and"
+        " report).")] = False,
+    html: Annotated[Path | None, typer.Option(
+        help="At the end, write the HTML report here (keeps the records, with a replay page"
+        " per game beside it).")] = None,
 ) -> None:
     """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
     # Loaded when the command runs: the runner brings in multiprocessing.
     from ..tournament import report
+    from ..tournament.outdir import release
     from ..tournament.runner import (
         DaskExecutor,
         Executor,
         InlineExecutor,
         LocalExecutor,
+        ResultsError,
         default_concurrency,
         run_tournament,
         stderr_progress,
@@ -106,7 +114,9 @@ def tournament(
         raise fail(f"--sprt-unit: {exc}") from None
     policy = setup_box(list(bots.values()), sandbox, unboxed, ponder, bot_memory, bot_procs,
                        bot_disk, bot_writable)
-    seed = _tournament_seed(out, seed)
+    bounds.enforce(bounds.check_tournament, bots, format_, games, r.players, r.partnerships,
+                   concurrency, cluster is not None, decision_ms, bank_ms, elo1)
+    seed = _tournament_seed(out, seed, bots)
     hide(out)
     k = concurrency or default_concurrency()
     executor: Executor
@@ -120,35 +130,45 @@ def tournament(
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
                                reuse_bots, policy,
-                               warn=lambda m: typer.echo(f"warning: {m}", err=True))
+                               warn=lambda m: typer.echo(f"warning: {visible(m)}", err=True),
+                               records=records or html is not None)
+    except (OSError, ResultsError) as exc:
+        executor.abort()  # a full disk, unreadable results: the rows written so far are kept
+        raise fail(visible(os_message(exc) if isinstance(exc, OSError) else str(exc))) from None
     except BaseException:
         executor.abort()  # interrupted: games in progress are dropped, finished ones are kept
         raise
     executor.close()
     sys.stderr.write("\n")
     summary = report.summarize(state, bots, r, format_, games, seed, test)
-    report.write(summary, out)
+    try:
+        report.write(summary, out)
+    except OSError as exc:
+        raise fail(f"cannot write the results: {visible(os_message(exc))}") from None
     if as_json:
         typer.echo((out / "results.json").read_text(encoding="utf-8"))
     else:
         typer.echo(report.render(summary))
         typer.echo(f"results in {out}/results.json, standings.csv, crosstable.csv")
+    if html is not None:
+        from .report import html_report
+        html_report(out, html, err=as_json)
+    release(out)
 
 
-def _tournament_seed(out: Path, seed: int | None) -> int:
-    """The master seed: given, or drawn at random the first time; kept in the output
-    directory (owner-only, hidden from bots) so that running the command again resumes."""
-    path = out / "seed.json"
-    stored: int | None = None
-    if path.exists():
-        try:
-            stored = int(json.loads(path.read_text(encoding="utf-8"))["seed"])
-        except (OSError, ValueError, KeyError, TypeError):
-            raise fail(f"{path} is damaged: remove it, or pass the tournament's --seed") from None
-    if seed is not None and stored is not None and seed != stored:
-        raise fail(f"{out} holds a tournament with another seed ({stored}): use another --out")
-    chosen = seed if seed is not None else stored if stored is not None else \
-        secrets.randbelow(2**63)
-    if stored is None:
-        write_private(path, json.dumps({"seed": chosen}) + "\n")
-    return chosen
+def _tournament_seed(out: Path, seed: int | None, bots: dict[str, str]) -> int:
+    """The master seed (see tournament/outdir.py), once ``out`` is this run's alone."""
+    from ..tournament.outdir import OutDirError, bot_files_inside, hold, tournament_seed
+    bounds.enforce(bounds.check_directory, "--out", out)
+    inside = bot_files_inside(out, bots)
+    if inside is not None:
+        raise fail(f"--out {visible(str(out))!r} holds {visible(inside[1])!r}, a file of bot"
+                   f" {visible(inside[0])!r}: that bot would see the tournament's seed and"
+                   " results there; give --out a folder of its own (e.g. --out results)")
+    try:
+        hold(out)
+        return tournament_seed(out, seed)
+    except OutDirError as exc:
+        raise fail(visible(str(exc))) from None
+    except OSError as exc:
+        raise fail(visible(os_message(exc))) from None

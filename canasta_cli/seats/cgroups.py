@@ -148,6 +148,7 @@ class BotCgroup:
         self.version = version
         self.dirs = dirs
         self.frozen = False
+        self._freezer = -1  # the freezer's control file, kept open: two writes per turn
 
     @classmethod
     def create(cls, memory_bytes: int, procs: int) -> BotCgroup | None:
@@ -193,21 +194,28 @@ class BotCgroup:
         except (OSError, ValueError):
             return []
 
+    def _set_frozen(self, frozen: bool) -> None:
+        if self._freezer < 0:
+            path = (os.path.join(self.dirs["freezer"], "freezer.state") if self.version == "v1"
+                    else os.path.join(self.dirs[""], "cgroup.freeze"))
+            try:
+                self._freezer = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                return
+        word = (b"FROZEN" if frozen else b"THAWED") if self.version == "v1" else \
+            (b"1" if frozen else b"0")
+        with contextlib.suppress(OSError):
+            os.write(self._freezer, word)
+
     def freeze(self) -> None:
         if not self.frozen:
             self.frozen = True
-            if self.version == "v1":
-                _write(os.path.join(self.dirs["freezer"], "freezer.state"), "FROZEN")
-            else:
-                _write(os.path.join(self.dirs[""], "cgroup.freeze"), "1")
+            self._set_frozen(True)
 
     def thaw(self) -> None:
         if self.frozen:
             self.frozen = False
-            if self.version == "v1":
-                _write(os.path.join(self.dirs["freezer"], "freezer.state"), "THAWED")
-            else:
-                _write(os.path.join(self.dirs[""], "cgroup.freeze"), "0")
+            self._set_frozen(False)
 
     def memory_failures(self) -> int:
         """How often the bot hit its memory cap (v1: failcnt; v2: oom_kill events)."""
@@ -241,6 +249,10 @@ class BotCgroup:
             time.sleep(0.005)
 
     def remove(self) -> None:
+        if self._freezer >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._freezer)
+            self._freezer = -1
         for path in self.dirs.values():
             for _ in range(50):
                 try:

@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 from collections import deque
 from pathlib import Path
 from typing import IO
@@ -175,6 +176,8 @@ class SubprocessSeat(Seat):
             env["HOME"] = env["TMPDIR"] = self._home
         self._group = BotCgroup.create(policy.memory_bytes(), policy.procs)
         self._freeze = self._group is not None and not policy.ponder
+        if self._group is not None:
+            _GROUPED.add(self)
         try:
             command = boxed(argv, env, policy, self.cwd, hidden(), self._group)
         except BoxUnavailable as exc:
@@ -229,7 +232,8 @@ class SubprocessSeat(Seat):
         try:
             return self._exchange(msg, timeout, answer)
         finally:
-            if self._freeze and self._group is not None and self.alive:
+            # Only where another bot could run meanwhile: freezing costs two writes a turn.
+            if self._freeze and self._group is not None and self.alive and len(_GROUPED) > 1:
                 self._group.freeze()
 
     def _exchange(self, msg: Message, timeout: float, answer: str) -> Message:
@@ -531,6 +535,7 @@ class SubprocessSeat(Seat):
 
     def _release_group(self) -> None:
         """Kill whatever is still in the bot's control groups, then remove them."""
+        _GROUPED.discard(self)
         if self._group is not None:
             self._group.kill()
             self._group.remove()
@@ -546,6 +551,8 @@ class SubprocessSeat(Seat):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
 
+
+_GROUPED: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # bots with a group, this process
 
 _RUN_DIR: list[tuple[int, str]] = []
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
+from ..private_files import write_private
 from ..protocol.statuses import FAILURES
+from ..safetext import csv_text, visible
 from .runner import RunState, counted_rows, outcome
 from .stats import Sprt, cross_table, elo_with_error, standings, variance_saving
 
@@ -75,28 +78,41 @@ def _clean(x: Any) -> Any:
     return x
 
 
+def _number(x: float, digits: int) -> float | str:
+    """A statistic for a CSV cell: rounded, and empty where it is not a number (a 95% interval
+    of one game, an Elo bound of no games): never ``inf`` or ``nan`` in a spreadsheet."""
+    return round(x, digits) if math.isfinite(x) else ""
+
+
+def _csv(rows: list[list[Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    for row in rows:
+        w.writerow([csv_text(c) if isinstance(c, str) else c for c in row])
+    return buf.getvalue()
+
+
 def write(summary: dict[str, Any], out: Path) -> None:
-    (out / "results.json").write_text(json.dumps(_clean(summary), indent=2) + "\n",
-                                      encoding="utf-8")
-    with open(out / "standings.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["bot", "games", "wins", "draws", "losses", "points", "mean_diff", "ci95",
-                    "elo", "elo_low", "elo_high", *FAILURES])
-        for s in summary["standings"]:
-            w.writerow([s["bot"], s["games"], s["wins"], s["draws"], s["losses"], s["points"],
-                        round(s["mean_diff"], 2), round(s["ci95"], 2), round(s["elo"], 1),
-                        round(s["elo_low"], 1), round(s["elo_high"], 1),
-                        *(s["failures"][k] for k in FAILURES)])
+    """results.json, standings.csv and crosstable.csv: each a new owner-only file put in
+    place whole (files.write_private); bot names in the CSV files are text, never formulas."""
+    write_private(out / "results.json", json.dumps(_clean(summary), indent=2) + "\n")
+    rows: list[list[Any]] = [["bot", "games", "wins", "draws", "losses", "points", "mean_diff",
+                              "ci95", "elo", "elo_low", "elo_high", *FAILURES]]
+    for s in summary["standings"]:
+        rows.append([s["bot"], s["games"], s["wins"], s["draws"], s["losses"], s["points"],
+                     _number(s["mean_diff"], 2), _number(s["ci95"], 2), _number(s["elo"], 1),
+                     _number(s["elo_low"], 1), _number(s["elo_high"], 1),
+                     *(s["failures"][k] for k in FAILURES)])
+    write_private(out / "standings.csv", _csv(rows))
     names = [s["bot"] for s in summary["standings"]]
-    with open(out / "crosstable.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["", *names])
-        for a in names:
-            cells = []
-            for b in names:
-                c = summary["cross_table"][a].get(b)
-                cells.append("" if c is None else f"{c['points']:g}/{c['games']}")
-            w.writerow([a, *cells])
+    table: list[list[Any]] = [["", *names]]
+    for a in names:
+        cells = []
+        for b in names:
+            c = summary["cross_table"][a].get(b)
+            cells.append("" if c is None else f"{c['points']:g}/{c['games']}")
+        table.append([a, *cells])
+    write_private(out / "crosstable.csv", _csv(table))
 
 
 def render(summary: dict[str, Any]) -> str:
@@ -109,18 +125,19 @@ def render(summary: dict[str, Any]) -> str:
         fails = ", ".join(f"{k} {v}" for k, v in s["failures"].items() if v) or "-"
         wdl = f"{s['wins']}-{s['draws']}-{s['losses']}"
         elo_ci = f"[{s['elo_low']:+.0f}, {s['elo_high']:+.0f}]"
-        lines.append(f"{s['bot']:<16}{s['games']:>6}{wdl:>12}{s['mean_diff']:>+11.0f}{ci:>10}"
+        lines.append(f"{visible(s['bot']):<16}{s['games']:>6}{wdl:>12}{s['mean_diff']:>+11.0f}{ci:>10}"
                      f"{s['elo']:>+7.0f}{elo_ci:>16}  {fails}")
     names = [s["bot"] for s in summary["standings"]]
+    shown = {n: visible(n) for n in names}
     lines.append("cross table (row's points against column):")
-    lines.append(" " * 16 + "".join(f"{n[:10]:>12}" for n in names))
+    lines.append(" " * 16 + "".join(f"{shown[n][:10]:>12}" for n in names))
     for a in names:
         cells = []
         for b in names:
             c = summary["cross_table"][a].get(b)
             cell = "-" if c is None else f"{c['points']:g}/{c['games']}"
             cells.append(f"{cell:>12}")
-        lines.append(f"{a:<16}" + "".join(cells))
+        lines.append(f"{shown[a]:<16}" + "".join(cells))
     dup = summary["duplicate"]
     if math.isfinite(dup["factor"]):
         lines.append(f"duplicate deals: variance of the mean difference {dup['paired_var']:.0f}"
@@ -129,8 +146,8 @@ def render(summary: dict[str, Any]) -> str:
     for d in summary.get("deals", []):
         a, b = d["pair"]
         share = d[a] / d["deals"] if d["deals"] else 0.0
-        lines.append(f"deals won, both seatings together: {a} {d[a]}, {b} {d[b]}, tied"
-                     f" {d['tied']} of {d['deals']} ({a}: {share:.0%};"
+        lines.append(f"deals won, both seatings together: {visible(a)} {d[a]}, {visible(b)}"
+                     f" {d[b]}, tied {d['tied']} of {d['deals']} ({visible(a)}: {share:.0%};"
                      f" Elo on deals {_signed(d['elo'])} [{_signed(d['elo_low'])},"
                      f" {_signed(d['elo_high'])}])")
     if "sprt" in summary:

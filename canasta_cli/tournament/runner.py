@@ -16,14 +16,17 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 from ..core import Ruleset
+from ..private_files import append_line, open_append, open_input, private_dir, write_private
 from ..referee import Referee, TimeControl
+from ..safetext import visible
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Seat
 from ..seats.box import BoxPolicy
 from ..seats.contain import die_with_parent
+from .rows import row_problem
 from .schedule import Format, Task, schedule
 from .stats import GameOutcome, Sprt
 
@@ -36,6 +39,7 @@ class Config:
     spin_us: int = 0                      # many games share the cores: do not spin
     reuse_bots: bool = False              # keep bot processes between games (trusted bots)
     box: BoxPolicy = field(default_factory=BoxPolicy)  # what bots may use
+    records: bool = False                 # keep each game's record (tournament/records.py)
 
     def ruleset(self) -> Ruleset:
         return Ruleset.from_dict(self.rules)
@@ -106,7 +110,11 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
             fresh.append(seat)
         seen[name] = seen.get(name, 0) + 1
         seats.append(seat)
-    referee = Referee(seats, rules, TimeControl(**config.time))
+    if config.records:
+        from .records import RecordingReferee
+        referee: Referee = RecordingReferee(seats, rules, TimeControl(**config.time))
+    else:
+        referee = Referee(seats, rules, TimeControl(**config.time))
     try:
         result = referee.play(task.index + 1, seed=task.seed)
         if fresh:
@@ -114,11 +122,14 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
     finally:
         for seat in fresh:
             seat.close(grace=0.5)
-    return {"index": task.index, "key": task.key, "pair": list(task.pair), "deal": task.deal,
-            "seating": list(task.seating), "seed": task.seed, "scores": list(result.scores),
-            "winner": result.winner, "reason": result.reason, "hands": result.hands,
-            "forfeit": result.forfeit,
-            "failures": [dict(s["failures"]) for s in result.seats]}
+    row = {"index": task.index, "key": task.key, "pair": list(task.pair), "deal": task.deal,
+           "seating": list(task.seating), "seed": task.seed, "scores": list(result.scores),
+           "winner": result.winner, "reason": result.reason, "hands": result.hands,
+           "forfeit": result.forfeit,
+           "failures": [dict(s["failures"]) for s in result.seats]}
+    if config.records:
+        row["record"] = getattr(referee, "record_text", None)
+    return row
 
 
 def outcome(row: dict[str, Any], rules: Ruleset) -> GameOutcome:
@@ -240,7 +251,9 @@ class RunState:
 
 
 def _row_problem(row: object, keys: set[str]) -> str | None:
-    """Why a games.jsonl row cannot be used (None: it can)."""
+    """Why a games.jsonl row cannot be used, by its shape alone (None: it can): for a
+    reader without the schedule (the report viewer).  A run checks each row against its
+    schedule and the deal's seed instead (``rows.row_problem``)."""
     if not isinstance(row, dict):
         return "not an object"
     checks: list[tuple[str, type | tuple[type, ...]]] = [
@@ -260,47 +273,99 @@ def _row_problem(row: object, keys: set[str]) -> str | None:
     return None
 
 
-def load_done(path: Path, keys: set[str] | None = None,
+MAX_ROW = 1 << 14  # bytes in one games.jsonl line; a row is a few hundred
+
+
+class ResultsError(ValueError):
+    """games.jsonl cannot be the results of this tournament; the message is one line."""
+
+
+def _read_rows(path: Path, cap: int, warn: Callable[[str], None],
+               rejected: list[bytes]) -> Iterator[tuple[int, object]]:
+    """Each line of games.jsonl with its number, parsed (None: not a JSON object line); a
+    line too long, not JSON or cut short by a crash is reported, set aside and skipped."""
+    with open_input(path, cap, "the results of this tournament", follow=False) as f:
+        no = 0
+        while True:
+            raw = f.readline(MAX_ROW + 1)
+            if not raw:
+                return
+            no += 1
+            if len(raw) > MAX_ROW:
+                while raw and not raw.endswith(b"\n"):
+                    raw = f.readline(MAX_ROW + 1)
+                rejected.append(b'{"too long": true}')
+                warn(f"{path}:{no}: a line over {MAX_ROW} bytes; that game is played again")
+                continue
+            if not raw.endswith(b"\n"):
+                if raw.strip():
+                    rejected.append(raw)
+                    warn(f"{path}:{no}: a line cut short (an interrupted run); that game is"
+                         " played again")
+                return
+            line = raw[:-1]
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+            except (ValueError, RecursionError):
+                rejected.append(line)
+                warn(f"{path}:{no}: not a JSON line; that game is played again")
+                continue
+            yield no, row
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number")
+
+
+def load_done(path: Path, tasks: list[Task], rules: Ruleset,
               warn: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
-    """The finished games of an earlier run.  A last line torn by a crash, and rows that are
-    not valid, are reported with their line numbers and left out (those games are played
-    again); the file is rewritten without them (rejected lines go to games.rejected.jsonl),
-    so that new rows start on a line of their own."""
+    """The finished games of an earlier run.  Each row must be the scheduled game with its
+    deal's seed (``rows.row_problem``); a row that is not, a second row for a game, and a
+    last line torn by a crash are reported with their line numbers and left out (those games
+    are played again, the rejected lines kept in games.rejected.jsonl).  The rows kept are
+    written to a new owner-only games.jsonl, so that new rows start on a line of their own
+    in a file that is canasta's own.  No row with its deal's seed, but some with another
+    seed: the seed is not this file's (a ResultsError)."""
     done: dict[str, dict[str, Any]] = {}
-    if not path.exists():
+    if not os.path.lexists(path):
         return done
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    torn = lines.pop()  # what follows the last newline: empty unless a write was cut short
+    by_key = {t.key: t for t in tasks}
     rejected: list[bytes] = []
-    for no, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw.decode("utf-8"))
-            problem = _row_problem(row, keys if keys is not None else {row.get("key")})
-        except (ValueError, RecursionError, AttributeError):
-            problem, row = "not a JSON line", None
-        if problem is None and row["key"] in done:
+    notes: list[str] = []  # told once the file is known to be this tournament's
+    other_seed = 0
+    cap = MAX_ROW * (len(tasks) + 64)
+    for no, row in _read_rows(path, cap, notes.append, rejected):
+        key = row.get("key") if isinstance(row, dict) else None
+        task = by_key.get(key) if isinstance(key, str) else None
+        problem = row_problem(row, task, rules)
+        if problem is None and key in done:
             problem = "a second row for the same game"
-        if problem is not None:
-            rejected.append(raw)
-            if warn:
-                warn(f"{path}:{no}: {problem}; that game is played again")
+        if problem is not None or not isinstance(row, dict):
+            if task is not None and isinstance(row, dict) and row.get("seed") != task.seed:
+                other_seed += 1
+            rejected.append(json.dumps(row, separators=(",", ":")).encode())
+            notes.append(f"{path}:{no}: {problem}; that game is played again")
             continue
         done[row["key"]] = row
-    if torn.strip():
-        rejected.append(torn)
-        if warn:
-            warn(f"{path}:{len(lines) + 1}: a line cut short (an interrupted run); that game is"
-                 " played again")
+    if other_seed and not done:
+        raise ResultsError(f"{path}: none of its rows has its deal's seed ({other_seed} have"
+                           " another): the tournament's seed.json was changed or replaced, or"
+                           " these are another tournament's results; restore seed.json, or"
+                           " use another --out")
+    if warn is not None:
+        for note in notes:
+            warn(note)
     if rejected:
-        with open(path.with_name("games.rejected.jsonl"), "ab") as bad:
-            bad.write(b"\n".join(rejected) + b"\n")
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n"
+        bad = path.with_name("games.rejected.jsonl")
+        fd = open_append(bad)
+        try:
+            append_line(fd, b"\n".join(rejected) + b"\n", bad)
+        finally:
+            os.close(fd)
+    write_private(path, b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n"
                                  for r in done.values()))
-        os.replace(tmp, path)
     return done
 
 
@@ -309,24 +374,26 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                    sprt: Sprt | None = None, progress: Callable[[RunState, int, float], None]
                    | None = None, time_control: TimeControl | None = None,
                    reuse_bots: bool = False, box: BoxPolicy | None = None,
-                   warn: Callable[[str], None] | None = None) -> RunState:
-    out.mkdir(parents=True, exist_ok=True)
+                   warn: Callable[[str], None] | None = None, records: bool = False) -> RunState:
+    private_dir(out)
     tasks = schedule(list(bots), fmt, deals, rules, seed)
     config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json(),
-                    reuse_bots=reuse_bots, box=box or BoxPolicy())
+                    reuse_bots=reuse_bots, box=box or BoxPolicy(), records=records)
+    texts: dict[int, str] = {}  # records of games whose deal is not complete yet
     # A deal's rows reach games.jsonl only once all its seatings are played: until then its
     # seed, in a finished row, would tell the bots of the other seatings the cards.
     missing = Counter((t.pair, t.deal) for t in tasks)
     waiting: dict[tuple[tuple[str, str], int], list[dict[str, Any]]] = {}
     games_path = out / "games.jsonl"
-    done = load_done(games_path, {t.key for t in tasks}, warn)
+    done = load_done(games_path, tasks, rules, warn)
     state = RunState({t.index: {**done[t.key], "index": t.index} for t in tasks
                       if t.key in done})
     todo = iter([t for t in tasks if t.key not in done])
     missing.subtract((t.pair, t.deal) for t in tasks if t.key in done)
     start = time.monotonic()
     in_flight: list[Any] = []
-    with open(games_path, "a", encoding="utf-8") as sink:
+    sink = open_append(games_path)
+    try:
         _check_sprt(state, tasks, rules, sprt)
         left = sum(1 for t in tasks if t.key not in done)
         while state.stopped_by_sprt is None:
@@ -345,16 +412,24 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
             finished, in_flight = executor.wait_any(in_flight)
             for fut in finished:
                 for row in fut.result():
+                    text = row.pop("record", None)
+                    if text:
+                        texts[row["index"]] = text
                     state.rows[row["index"]] = row
                     group = ((str(row["pair"][0]), str(row["pair"][1])), int(row["deal"]))
                     waiting.setdefault(group, []).append(row)
                     missing[group] -= 1
                     if missing[group] == 0:
                         for r in sorted(waiting.pop(group), key=lambda r: r["index"]):
-                            _append(sink, r)
+                            if r["index"] in texts:
+                                from .records import write_record
+                                write_record(out, r["index"], texts.pop(r["index"]))
+                            _append(sink, r, games_path)
             _check_sprt(state, tasks, rules, sprt)
             if progress:
                 progress(state, len(tasks), time.monotonic() - start)
+    finally:
+        os.close(sink)
     return state
 
 
@@ -368,10 +443,8 @@ def _take(it: Iterator[Task], n: int) -> list[Task]:
     return out
 
 
-def _append(sink: IO[str], row: dict[str, Any]) -> None:
-    sink.write(json.dumps(row, separators=(",", ":")) + "\n")
-    sink.flush()
-    os.fsync(sink.fileno())
+def _append(sink: int, row: dict[str, Any], path: Path) -> None:
+    append_line(sink, json.dumps(row, separators=(",", ":")).encode() + b"\n", path)
 
 
 def _check_sprt(state: RunState, tasks: list[Task], rules: Ruleset, sprt: Sprt | None) -> None:
@@ -435,7 +508,8 @@ def stderr_progress(rules: Ruleset) -> Callable[[RunState, int, float], None]:
             o = outcome(row, rules)
             pts[o.pair[0]] = pts.get(o.pair[0], 0.0) + o.result
             pts[o.pair[1]] = pts.get(o.pair[1], 0.0) + 1 - o.result
-        table = "  ".join(f"{k} {v:g}" for k, v in sorted(pts.items(), key=lambda kv: -kv[1]))
+        table = "  ".join(f"{visible(k)} {v:g}"
+                          for k, v in sorted(pts.items(), key=lambda kv: -kv[1]))
         line = (f"[{bar}] {n}/{total} games  {rate:.1f}/s  ETA {left:.0f}s  | {table}"
                 if left != float("inf") else f"[{bar}] {n}/{total} games | {table}")
         sys.stderr.write(("\r" if tty else "") + line + ("" if tty else "\n"))

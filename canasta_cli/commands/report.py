@@ -1,0 +1,64 @@
+"""``canasta report DIR [--html OUT.html]`` and the HTML writers behind ``replay --html``
+and ``tournament --html``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..records import RecordError
+from .options import fail as _fail
+
+
+def replay_to_html(record: Path, out: Path, seat: int | None) -> None:
+    """``canasta replay FILE --html OUT.html``."""
+    from ..viewer.replay_page import write_replay_page
+    try:
+        data = write_replay_page(record, out, seat)
+    except RecordError as exc:
+        raise _fail(str(exc)) from None
+    for m in data["mismatches"]:
+        typer.echo(f"warning: the record disagrees with the engine: {m}", err=True)
+    view = "the public view only (the game is not over)" if data["public"] else "every hand"
+    typer.echo(f"wrote {out}: {len(data['steps']) - 1} moves, {view}")
+
+
+def html_report(folder: Path, out: Path, err: bool = False) -> None:
+    """The HTML report of the tournament in ``folder``, and a replay page per kept record."""
+    from ..viewer.report_page import pages_dir, write_report
+    from ..viewer.tourney import load_tournament
+    try:
+        t = load_tournament(folder)
+        for w in t.warnings:
+            typer.echo(f"warning: {w}", err=True)
+        pages = write_report(t, out, lambda m: typer.echo(f"warning: {m}", err=True))
+    except RecordError as exc:
+        raise _fail(str(exc)) from None
+    where = f", {pages} replay pages in {pages_dir(out)}" if pages else ""
+    typer.echo(f"wrote {out}{where}", err=err)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def report(
+        folder: Annotated[Path, typer.Argument(help="A tournament's --out folder.")],
+        html: Annotated[Path | None, typer.Option(
+            help="Write the report as one HTML page (plots inline) with a replay page per"
+            " recorded game in a folder beside it.")] = None,
+    ) -> None:
+        """A tournament's report: standings, cross table, Elo, score differences, the SPRT,
+        failures and the games; as text fitted to the terminal, or as HTML."""
+        if html is not None:
+            html_report(folder, html)
+            return
+        from ..viewer.report_text import report_text
+        from ..viewer.tourney import load_tournament
+        try:
+            t = load_tournament(folder)
+        except RecordError as exc:
+            raise _fail(str(exc)) from None
+        width = shutil.get_terminal_size((100, 24)).columns
+        typer.echo(report_text(t, width))

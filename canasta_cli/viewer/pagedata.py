@@ -1,0 +1,176 @@
+"""The data a replay page embeds: for each step of a replayed record, the table and the
+event lines exactly as ``canasta replay`` computes them (``observation`` and
+``describe_event`` on the replayed states), stored as changes from the step before so that a
+whole game stays small.  ``expand`` undoes that; the page's script does the same in the
+browser, and the tests compare ``expand`` with ``observation`` step by step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..core import observation
+from ..event_text import describe_event
+from ..records import RecordError, load_record, sealed_parts
+from ..replay import Replay, replay
+
+FORMAT = 1
+# The parts of an observation that depend on the seat; everything else is the public table.
+SEAT_KEYS = ("seat", "side", "hand", "pile_frozen_for_me")
+PUBLIC = "public"
+ALL = "all"
+_MISSING = object()
+
+
+def load_replay(path: Path) -> tuple[Replay, list[dict[str, Any]], bool]:
+    """A record replayed as ``canasta replay`` does: the replay, the record's lines, and
+    whether only the public view may be shown (a saved game that goes on later: its seed is
+    in its secret file, and its hidden cards stay hidden)."""
+    lines = load_record(path)
+    secret = None
+    public = False
+    if sealed_parts(lines) is None and lines[0].get("secret"):
+        from ..play import load_secret
+        secret = load_secret(path, lines)
+        public = True
+    return replay(lines, secret), lines, public
+
+
+def _side_note(lines: list[dict[str, Any]]) -> list[tuple[str | None, list[dict[str, Any]]]]:
+    """Per recorded move, in order: how it was chosen ('bot', 'default', ...) and the
+    failures noted just before it (a failure line precedes the move it led to)."""
+    out: list[tuple[str | None, list[dict[str, Any]]]] = []
+    failures: list[dict[str, Any]] = []
+    for ln in lines[1:]:
+        if ln["type"] == "failure":
+            failures.append({"seat": ln.get("seat"), "status": str(ln.get("status", ""))[:40],
+                             "reason": str(ln.get("reason", ""))[:2000]})
+        elif ln["type"] == "move":
+            by = ln.get("by")
+            out.append((str(by)[:20] if by is not None else None, failures))
+            failures = []
+    if failures:
+        out.append((None, failures))  # after the last move: the game ended on a failure
+    return out
+
+
+def replay_data(rep: Replay, lines: list[dict[str, Any]], public: bool,
+                seat: int | None = None) -> dict[str, Any]:
+    """The page's data for a replayed record (see the module docstring).  A ``public`` page
+    holds no hidden card at all: no hand, and every event as the public sees it."""
+    rules = rep.state.rules
+    n = rules.players
+    header = rep.header
+    names = [str(x) for x in header.get("seats", [])]
+    if len(names) != n:
+        names = [f"seat {i}" for i in range(n)]
+    views = [PUBLIC] if public else [PUBLIC, *(str(s) for s in range(n)), ALL]
+    notes = _side_note(lines)
+    steps: list[dict[str, Any]] = []
+    before: dict[str, Any] = {}
+    rows_before: list[Any] = []
+    hands_before: list[list[str] | None] = [None] * n
+    for i, ((who, move, evs), state) in enumerate(zip(rep.steps, rep.states, strict=True)):
+        obs = [observation(state, s, history=False) for s in range(n)]
+        table = {k: v for k, v in obs[0].items() if k not in SEAT_KEYS}
+        table["frozen_for"] = [o["pile_frozen_for_me"] for o in obs]
+        rows = table.pop("melds")
+        step: dict[str, Any] = {"t": {k: v for k, v in table.items()
+                                      if before.get(k, _MISSING) != v}}
+        # Melds change one row at a time: only the rows that changed are stored.
+        changed_rows = {str(r): row for r, row in enumerate(rows)
+                        if r >= len(rows_before) or rows_before[r] != row}
+        if changed_rows:
+            step["m"] = changed_rows
+        if len(rows) != len(rows_before):
+            step["mn"] = len(rows)
+        rows_before = rows
+        gone = [k for k in before if k not in table]
+        if gone:
+            step["x"] = gone
+        before = table
+        if who is not None:
+            step["seat"] = who
+            step["move"] = move
+            by, failed = notes[i - 1] if i - 1 < len(notes) else (None, [])
+            if by not in (None, "bot"):
+                step["by"] = by
+            if failed:
+                step["failures"] = failed
+        shown = {PUBLIC: [describe_event(e.view(-1)) for e in evs]}
+        if not public:
+            for s in range(n):
+                mine = [describe_event(e.view(s)) for e in evs]
+                if mine != shown[PUBLIC]:
+                    shown[str(s)] = mine
+            full = [describe_event(e.full()) for e in evs]
+            if full != shown[PUBLIC]:
+                shown[ALL] = full
+            changed = {str(s): obs[s]["hand"] for s in range(n) if obs[s]["hand"] != hands_before[s]}
+            hands_before = [o["hand"] for o in obs]
+            if changed:
+                step["h"] = changed
+        step["ev"] = shown
+        ends = [e.view(-1) for e in evs if e.view(-1).get("type") == "hand_ended"]
+        if ends:
+            step["end"] = ends
+        steps.append(step)
+    if len(notes) == len(rep.steps) and notes[-1][0] is None:
+        steps[-1].setdefault("failures", []).extend(notes[-1][1])
+    result = rep.recorded_result
+    return {
+        "format": FORMAT,
+        "game": header.get("game"),
+        "rules": rules.name,
+        "players": n,
+        "sides": rules.sides,
+        "partnerships": rules.partnerships,
+        "cutthroat": rules.cutthroat,
+        "names": names,
+        "public": public,
+        "views": views,
+        "open_view": str(seat) if seat is not None else PUBLIC if public else ALL,
+        "result": None if result is None else {
+            "scores": result.get("scores"), "winner": result.get("winner"),
+            "reason": str(result.get("reason", ""))[:200], "forfeit": result.get("forfeit")},
+        "mismatches": [m[:300] for m in rep.mismatches],
+        "steps": steps,
+    }
+
+
+def expand(data: dict[str, Any], view: str) -> list[dict[str, Any]]:
+    """Each step as the page shows it in ``view`` ('public', a seat number, or 'all'): the
+    event lines, and ``obs`` (a seat's view: exactly ``observation(state, seat,
+    history=False)``; 'public': the table alone; 'all': the table and ``hands``)."""
+    if view not in data["views"]:
+        raise RecordError(f"this page has no view {view!r}")
+    n = data["players"]
+    table: dict[str, Any] = {}
+    hands: list[list[str]] = [[] for _ in range(n)]
+    out = []
+    for step in data["steps"]:
+        table = {k: v for k, v in table.items() if k not in step.get("x", ())}
+        table.update(step["t"])
+        rows = list(table.get("melds", []))[:step.get("mn", len(table.get("melds", [])))]
+        rows += [[]] * (step.get("mn", 0) - len(rows))
+        for r, row in step.get("m", {}).items():
+            rows[int(r)] = row
+        table["melds"] = rows
+        for s, cards in step.get("h", {}).items():
+            hands[int(s)] = cards
+        lines = step["ev"].get(view, step["ev"][PUBLIC])
+        frozen = table["frozen_for"]
+        public = {k: v for k, v in table.items() if k != "frozen_for"}
+        obs: dict[str, Any]
+        if view == PUBLIC:
+            obs = public
+        elif view == ALL:
+            obs = {**public, "hands": [list(h) for h in hands]}
+        else:
+            s = int(view)
+            side = s % 2 if data["partnerships"] else s
+            obs = {"seat": s, "side": side, **public, "hand": list(hands[s]),
+                   "pile_frozen_for_me": frozen[s]}
+        out.append({"seat": step.get("seat"), "move": step.get("move"), "lines": lines,
+                    "obs": obs})
+    return out

@@ -1,0 +1,237 @@
+"""A tournament's ``--out`` folder read back for its report: the summary the tournament wrote
+(results.json), its games (games.jsonl, read only: never rewritten here), the records kept
+with ``--records``, and what the report derives from them with the tournament's own code
+(``outcome``, ``paired_diffs``, ``Sprt``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core import Ruleset
+from ..records import RecordError, load_record
+from ..tournament.records import record_path
+from ..tournament.runner import _row_problem, outcome
+from ..tournament.stats import Sprt, paired_diffs
+
+MAX_FILE = 1 << 30          # bytes: past this a file is not the tournament's
+MAX_LINE = 1 << 20          # a games.jsonl row is a few hundred bytes
+MAX_REASON = 2000           # characters of a failure's reason shown
+
+
+@dataclass
+class Failure:
+    game: int               # index in the schedule
+    seat: int
+    bot: str
+    status: str
+    reason: str
+    count: int = 1
+    step: int | None = None  # the replay page's step of its first occurrence
+
+
+@dataclass
+class Tourney:
+    folder: Path
+    summary: dict[str, Any]
+    rules: Ruleset
+    rows: list[dict[str, Any]]              # counted games, in schedule order
+    records: dict[int, Path]                # schedule index -> record kept for it
+    failures: list[Failure]
+    diffs: dict[tuple[str, str], list[float]]   # per pairing: each duplicate deal's difference
+    sprt: Sprt | None = None
+    llr: list[tuple[int, float]] = field(default_factory=list)   # (games so far, LLR)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _read(path: Path) -> bytes:
+    if not path.is_file():
+        raise RecordError(f"{path}: missing (or not a file)")
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE:
+            raise RecordError(f"{path}: {size} bytes is not a tournament's file")
+        return path.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _summary(folder: Path) -> dict[str, Any]:
+    path = folder / "results.json"
+    if not path.is_file():
+        raise RecordError(f"{path} is missing: is {folder} a tournament's --out folder (the"
+                          " file is written when the tournament ends)?")
+    try:
+        obj = json.loads(_read(path).decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise RecordError(f"{path}: not JSON") from None
+    problem = _summary_problem(obj)
+    if problem:
+        raise RecordError(f"{path}: {problem}")
+    assert isinstance(obj, dict)
+    return obj
+
+
+def _num(x: object) -> bool:
+    return x is None or (isinstance(x, int | float) and not isinstance(x, bool))
+
+
+def _summary_problem(obj: object) -> str | None:
+    if not isinstance(obj, dict):
+        return "not an object"
+    if not isinstance(obj.get("rules"), dict) or not isinstance(obj.get("standings"), list):
+        return "no 'rules' or 'standings'"
+    for row in obj["standings"]:
+        if not isinstance(row, dict) or not isinstance(row.get("bot"), str):
+            return "a standings row without its bot"
+        for key in ("games", "wins", "draws", "losses", "points", "mean_diff", "ci95", "elo",
+                    "elo_low", "elo_high"):
+            if not _num(row.get(key)):
+                return f"standings: {key!r} of {row['bot'][:40]!r} is not a number"
+        if not isinstance(row.get("failures", {}), dict):
+            return "standings: 'failures' is not an object"
+    if not isinstance(obj.get("cross_table", {}), dict):
+        return "'cross_table' is not an object"
+    if "sprt" in obj and not isinstance(obj["sprt"], dict):
+        return "'sprt' is not an object"
+    return None
+
+
+def _rows(folder: Path, warnings: list[str]) -> list[dict[str, Any]]:
+    path = folder / "games.jsonl"
+    if not path.exists():
+        warnings.append(f"{path} is missing: no games to show")
+        return []
+    rows: dict[int, dict[str, Any]] = {}
+    for no, raw in enumerate(_read(path).split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        problem: str | None
+        try:
+            if len(raw) > MAX_LINE:
+                raise ValueError
+            row = json.loads(raw.decode("utf-8"))
+            problem = _row_problem(row, {str(row.get("key"))} if isinstance(row, dict) else set())
+        except (ValueError, RecursionError, AttributeError, TypeError):
+            problem, row = "not a games.jsonl row", None
+        if problem is None and (not isinstance(row["index"], int) or row["index"] in rows
+                                or row["index"] < 0):
+            problem = "a second row for the same game"
+        if problem is not None:
+            warnings.append(f"{path}:{no}: {problem}; left out")
+            continue
+        rows[row["index"]] = row
+    return [rows[i] for i in sorted(rows)]
+
+
+def _record_failures(path: Path, index: int, seating: list[str]) -> list[Failure] | None:
+    try:
+        lines = load_record(path, torn_ok=True)
+    except RecordError:
+        return None
+    seen: dict[tuple[int, str, str], Failure] = {}  # the same failure again: counted
+    moves = 0
+    for ln in lines:
+        moves += ln["type"] == "move"
+        if ln["type"] == "failure" and isinstance(ln.get("seat"), int) \
+                and 0 <= ln["seat"] < len(seating):
+            key = (ln["seat"], str(ln.get("status"))[:40], str(ln.get("reason"))[:MAX_REASON])
+            if key in seen:
+                seen[key].count += 1
+            else:
+                # A failure line comes before the move it led to: that move's step.
+                seen[key] = Failure(index, key[0], seating[key[0]], key[1], key[2],
+                                    step=moves + 1)
+    return list(seen.values())
+
+
+def _failures(rows: list[dict[str, Any]], records: dict[int, Path]) -> list[Failure]:
+    out: list[Failure] = []
+    for row in rows:
+        counted = [(seat, str(status), k) for seat, counts in enumerate(row["failures"])
+                   for status, k in counts.items() if isinstance(k, int) and k > 0]
+        if not counted:
+            continue
+        seating = [str(x) for x in row["seating"]]
+        found = _record_failures(records[row["index"]], row["index"], seating) \
+            if row["index"] in records else None
+        if found:
+            out.extend(found)
+            continue
+        why = "no record kept (run the tournament with --records or --html to keep reasons)"
+        for seat, status, k in counted:
+            bot = seating[seat] if seat < len(seating) else "?"
+            out.append(Failure(row["index"], seat, bot, status[:40], why, k))
+    return out
+
+
+def llr_path(rows: list[dict[str, Any]], rules: Ruleset, sprt: Sprt) -> list[tuple[int, float]]:
+    """The SPRT's log-likelihood ratio as the tournament computed it (runner._check_sprt):
+    games in schedule order, decisive games (unit 'game') or decisive deals over their
+    seatings together (unit 'deal').  One point per game for 'game', per deal for 'deal'; the
+    test decides only at the end of a deal."""
+    points = [(0, 0.0)]
+    wins = losses = 0.0
+    deal_sum = 0.0
+    for i, row in enumerate(rows):
+        if row["index"] != i:
+            break  # a game not played yet: the test stops here too
+        o = outcome(row, rules)
+        last_of_deal = i + 1 == len(rows) or rows[i + 1]["deal"] != row["deal"]
+        if sprt.unit == "deal":
+            deal_sum += o.diff
+            if last_of_deal:
+                wins += deal_sum > 0
+                losses += deal_sum < 0
+                deal_sum = 0.0
+                points.append((i + 1, sprt.llr(wins, losses)))
+        else:
+            wins += o.result == 1.0
+            losses += o.result == 0.0
+            points.append((i + 1, sprt.llr(wins, losses)))
+    return points
+
+
+def load_tournament(folder: Path) -> Tourney:
+    """The tournament in ``folder``; a RecordError says why it cannot be read."""
+    if not folder.is_dir():
+        raise RecordError(f"{folder} is not a folder (give a tournament's --out)")
+    summary = _summary(folder)
+    try:
+        rules = Ruleset.from_dict(summary["rules"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordError(f"{folder / 'results.json'}: bad rules: {exc}") from None
+    warnings: list[str] = []
+    rows = []
+    for row in _rows(folder, warnings):
+        if len(row["seating"]) != rules.players or len(row["scores"]) != rules.sides \
+                or not set(row["pair"]) <= set(row["seating"]):
+            warnings.append(f"games.jsonl: game {row['index'] + 1} does not fit the rules or"
+                            " its pairing; left out")
+            continue
+        rows.append(row)
+    sprt = None
+    sp = summary.get("sprt")
+    if isinstance(sp, dict):
+        try:
+            sprt = Sprt(elo0=float(sp["elo0"]), elo1=float(sp["elo1"]),
+                        alpha=float(sp["alpha"]), beta=float(sp["beta"]),
+                        unit=str(sp.get("unit", "game")))
+            if not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1):
+                raise ValueError("alpha and beta must be between 0 and 1")
+        except (KeyError, TypeError, ValueError) as exc:
+            warnings.append(f"results.json: the SPRT's parameters are damaged ({exc})")
+            sprt = None
+    counted = int(summary.get("games", len(rows))) if _num(summary.get("games")) else len(rows)
+    rows = rows[:max(0, counted)]
+    records = {r["index"]: record_path(folder, r["index"]) for r in rows
+               if record_path(folder, r["index"]).is_file()}
+    outcomes = [outcome(r, rules) for r in rows]
+    t = Tourney(folder, summary, rules, rows, records, _failures(rows, records),
+                paired_diffs(outcomes), sprt, warnings=warnings)
+    if sprt is not None:
+        t.llr = [(g, x) for g, x in llr_path(rows, rules, sprt) if math.isfinite(x)]
+    return t
