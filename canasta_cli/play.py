@@ -206,6 +206,15 @@ def resume_setup(path: Path) -> GameSetup:
         raise RecordError(f"{path}: bad header: {exc}") from None
 
 
+def undo_by_default(specs: list[str]) -> bool:
+    """'undo' needs no --undo when one person plays with built-in players only: nobody
+    else at the table could object to a meld taken back."""
+    commands = [split_name(s)[1] for s in specs]
+    people = [c for c in commands if c == "human" or c.startswith("human:")]
+    return len(people) == 1 and all(c.startswith("builtin:") for c in commands
+                                    if c not in people)
+
+
 def programs(specs: list[str]) -> list[str]:
     """The seats of a save that would start a program (not a person, not a built-in)."""
     commands = [split_name(s)[1] for s in specs]

@@ -79,6 +79,10 @@ def play(
         " (beatable on purpose), normal (greedy), hard (searches; answers within a second)."
         " Seats also take builtin:easy, builtin:normal, builtin:hard, builtin:search.")]
     = "hard",
+    undo: Annotated[bool, typer.Option(
+        "--undo", help="Offer 'undo' (take back your melds of the turn before you discard)"
+        " even with bot programs or other people at the table; with built-in players only,"
+        " it is offered anyway.")] = False,
 ) -> None:
     """Play Canasta at the prompt against built-in players or bots."""
     # Loaded when the command runs, as in every command module: the prompt (prompt_toolkit)
@@ -114,6 +118,7 @@ def play(
         else:
             setup, record = _new_game(rules, set_, seed, seat, save_dir, deck, dealer, scores,
                                       hand, level)
+        table.undo = undo or playmod.undo_by_default(setup.specs)
         result = playmod.run(setup, record, table, tc, sandbox)
     except RecordError as exc:
         raise fail(str(exc)) from None

@@ -23,7 +23,9 @@ _MOVES = NOTATION_HELP.split("\n\n", 1)[-1].rstrip()  # the table of moves, not 
 
 HELP_PARAGRAPHS = [
     "Commands: help, moves (the legal moves), log (everything that happened this hand),"
-    " score, hint (what the search player would do, and why), quit (saves the game).",
+    " score, hint (what the search player would do, and why), undo (takes back your last"
+    " meld or addition of this turn, before you discard; never a draw or a pile take), quit"
+    " (saves the game).",
     "Type a move and press Enter; Tab completes from the legal moves, Up and Down recall"
     " what you typed. Several moves in one line, separated by ';' (meld 6 6 6; meld A A A;"
     " discard 9), are played all together or, if one cannot be played, not at all: handy"
@@ -63,6 +65,7 @@ class SharedTable:
         self.humans: list[int] = []
         self.last_actor: int | None = None
         self.shown: set[tuple[str, int, int]] = set()
+        self.undo = False  # 'undo' offered (play: built-in opponents only, or --undo)
 
     def once(self, key: tuple[str, int, int]) -> bool:
         if key in self.shown:
@@ -234,11 +237,13 @@ class HumanSeat(Seat):
         lines = ([""] if not height or rows([text, *note], terminal.width) < height - 2
                  else [])
         terminal.show("\n".join(lines + [text] + note))
-        self.recent = []
+        recent, self.recent = self.recent, []
         legal = [m["text"] for m in msg["moves"]]
         top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None
         explain = getattr(msg, "explain", None)
         sequence = getattr(msg, "sequence", None)
+        ahead = getattr(msg, "ahead", None) if self.table.undo else None
+        held: list[str] = []  # melds and additions not yet sent: 'undo' takes them back
         if obs["phase"] == "answer":
             asker = obs["turn_seat"]
             terminal.show(style.bold(f"{self._label(asker)} asks you: may I go out?"))
@@ -247,16 +252,63 @@ class HumanSeat(Seat):
             prompt = f"Seat {self.seat}, your move> "
 
         def check(text: str) -> Choice:
+            if text.strip().lower() == "undo":
+                return Choice(command="undo")
             return check_input(text, legal, top, explain, sequence)
+
+        def send(moves: list[str]) -> Message:
+            self.queue = moves[1:]
+            return {"type": "move", "id": msg["id"], "move": moves[0]}
+
+        def redraw(view: Any) -> None:
+            """The table after the held moves (or as dealt to this decision)."""
+            shown = view.observation if view is not None else obs
+            told = recent + (view.events if view is not None else [])
+            text = render_table(shown, told, self.names, style, terminal.width,
+                                max(terminal.height - 3, 6) if terminal.height else 0,
+                                self.hand_events + (view.events if view is not None else []))
+            terminal.show("\n".join(([""] if not terminal.height else []) + [text]))
+            if held:
+                terminal.show(style.dim(f"Held, not played yet: {'; '.join(held)}. 'undo'"
+                                        " takes back the last; the others see them when you"
+                                        " discard."))
 
         while True:
             choice = terminal.read_line(prompt, check, lambda: [*legal, "help", "moves",
-                                                               "log", "score", "quit"])
+                                                               "log", "score", "quit",
+                                                               *(["undo"] if held else [])])
             if choice.move is not None:
-                self.queue = list(choice.then)
-                return {"type": "move", "id": msg["id"], "move": choice.move}
+                line = [choice.move, *choice.then]
+                if ahead is not None and not choice.then:
+                    view = ahead([*held, choice.move])
+                    if view is not None:  # a meld or an addition: held until the discard
+                        held.append(choice.move)
+                        legal[:] = view.moves
+                        explain, sequence = view.explain, view.sequence
+                        redraw(view)
+                        continue
+                return send([*held, *line])
             if choice.command == "quit":
                 raise Interrupted()
+            if choice.command == "undo":
+                if not held:
+                    terminal.show("  nothing to undo: only your melds and additions of this"
+                                  " turn are taken back, never a draw or a pile take"
+                                  + ("" if self.table.undo else
+                                     " (and undo is off in this game: see play --undo)"))
+                    continue
+                taken = held.pop()
+                view = ahead(held) if held and ahead is not None else None
+                if view is not None:
+                    legal[:] = view.moves
+                    explain, sequence = view.explain, view.sequence
+                else:
+                    legal[:] = [m["text"] for m in msg["moves"]]
+                    explain = getattr(msg, "explain", None)
+                    sequence = getattr(msg, "sequence", None)
+                terminal.show(f"  took back: {taken}")
+                redraw(view)
+                continue
             if choice.command == "help":
                 terminal.page(help_text(terminal.width))
             elif choice.command == "moves":
@@ -266,7 +318,8 @@ class HumanSeat(Seat):
             elif choice.command == "score":
                 terminal.show(render_scores(obs, self.history, self.partnerships))
             elif choice.command == "hint":
-                terminal.show(self._hint(msg))
+                terminal.show("  hint looks at the turn before your held melds: discard,"
+                              " or undo them first" if held else self._hint(msg))
 
 
 __all__ = ["HumanSeat", "InputError", "SharedTable"]

@@ -24,7 +24,7 @@ from ..core.errors import CanastaError
 from .interrupt import Interrupted
 from .screen import fit, split_rows
 
-COMMANDS = ("help", "moves", "log", "score", "hint", "quit")
+COMMANDS = ("help", "moves", "log", "score", "hint", "undo", "quit")
 
 
 @dataclass(frozen=True)
