@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..core.reasons import GameEnd
+from ..core.reasons import GOES_ON, GameEnd
 from ..private_files import os_message
 from ..safetext import visible
 from ..seats.contain import hide
@@ -52,7 +52,9 @@ def play(
         " builtin:random or a bot command. Default: you in seat 0, built-in players of --level"
         " (hard) elsewhere.")]
     = None,
-    resume: Annotated[Path | None, typer.Option(help="Continue a saved game.")] = None,
+    resume: Annotated[Path | None, typer.Option(
+        help="Continue a saved game: its file, or 'last' for the latest unfinished one (see"
+        " canasta games).")] = None,
     save_dir: Annotated[Path | None, typer.Option(
         help="Where games are saved (default: ~/.local/share/canasta/games).")] = None,
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols.")]
@@ -96,6 +98,13 @@ def play(
     table = playmod.make_table(ascii_only, no_color)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
+    if resume is not None and str(resume) == "last" and not resume.exists():
+        from ..saved_games import latest_unfinished
+        where = save_dir or playmod.save_dir()
+        latest = latest_unfinished(where)
+        if latest is None:
+            raise fail(f"no unfinished game saved in {where}: start one with canasta play")
+        resume = latest
     if resume is not None:
         hide(resume.resolve().parent)
     try:
@@ -132,6 +141,22 @@ def play(
         table.terminal.raw(f"Resume with: {playmod.resume_command(record)}")
     else:
         table.terminal.raw(f"Replay it with: {playmod.replay_command(record)}")
+    _count(record, result.reason)
+
+
+def _count(record: Path, reason: str) -> None:
+    """A finished game goes into the statistics (canasta stats); a store that cannot be
+    written is said, and the game stays recorded."""
+    import sqlite3
+
+    from ..records import RecordError
+    from ..stats import record_game, stats_path
+    if reason in GOES_ON or not record.exists():
+        return
+    try:
+        record_game(record)
+    except (OSError, sqlite3.Error, RecordError) as exc:
+        typer.echo(f"note: the statistics in {stats_path()} were not updated: {exc}", err=True)
 
 
 def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[str] | None,
