@@ -54,12 +54,39 @@ def secret_path(save: Path) -> Path:
     return secrets_dir() / f"{save.stem}-{secrets.token_hex(8)}.json"
 
 
-def make_table(ascii_only: bool, no_color: bool) -> SharedTable:
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+def make_table(ascii_only: bool, no_color: bool, four_color: bool = False,
+               plain: bool = False) -> SharedTable:
+    """The terminal and the card style: colour only on a terminal, without NO_COLOR or
+    --no-color; ``plain`` (or pipes) gives lines without any control code, for screen
+    readers and scripts."""
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not plain
     color = interactive and not no_color and "NO_COLOR" not in os.environ
     encoding = (getattr(sys.stdout, "encoding", "") or "").lower()
     ascii_only = ascii_only or "utf" not in encoding
-    return SharedTable(Terminal(interactive), Style(color=color, ascii=ascii_only))
+    return SharedTable(Terminal(interactive), Style(color=color, ascii=ascii_only,
+                                                    four_color=four_color))
+
+
+def settings_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "canasta" / "settings.json"
+
+
+def load_settings() -> dict[str, Any]:
+    """The saved preferences (``--four-color`` / ``--two-color``); none if unreadable."""
+    try:
+        data = json.loads(settings_path().read_text(encoding="utf-8")[:10_000])
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def save_setting(key: str, value: Any) -> None:
+    data = load_settings()
+    data[key] = value
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def build_seats(specs: list[str], seed: int, table: SharedTable, log_dir: Path,

@@ -81,6 +81,13 @@ def play(
         " (beatable on purpose), normal (greedy), hard (searches; answers within a second)."
         " Seats also take builtin:easy, builtin:normal, builtin:hard, builtin:search.")]
     = "hard",
+    four_color: Annotated[bool | None, typer.Option(
+        "--four-color/--two-color", help="Each suit its own colour (clubs green, diamonds"
+        " blue), or hearts and diamonds red; the choice is kept for the next games.")]
+    = None,
+    plain: Annotated[bool, typer.Option(
+        "--plain", help="Plain lines, no colour, no screen control (screen readers, scripts):"
+        " as when the output is piped.")] = False,
     undo: Annotated[bool, typer.Option(
         "--undo", help="Offer 'undo' (take back your melds of the turn before you discard)"
         " even with bot programs or other people at the table; with built-in players only,"
@@ -95,7 +102,17 @@ def play(
     setup_box(seat or [], sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk,
               bot_writable)
     bounds.enforce(bounds.check_directory, "--save-dir", save_dir)
-    table = playmod.make_table(ascii_only, no_color)
+    if four_color is not None:
+        try:
+            playmod.save_setting("four_color", four_color)
+        except OSError as exc:
+            typer.echo(f"note: the colour choice was not saved: {exc}", err=True)
+    colors = four_color if four_color is not None else \
+        bool(playmod.load_settings().get("four_color"))
+    if plain and sum(1 for s in seat or [] if s == "human" or s.startswith("human:")) > 1:
+        raise fail("--plain cannot hide one player's hand from the next: a hot-seat game needs"
+                   " the terminal's screen")
+    table = playmod.make_table(ascii_only, no_color, colors, plain)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
     if resume is not None and str(resume) == "last" and not resume.exists():

@@ -19,10 +19,14 @@ from .screen import visible_len as visible_len
 RANK_ORDER = ["Jo", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3"]
 
 
+FOUR_COLORS = {"c": "32", "d": "34", "h": "31", "s": ""}  # clubs green, diamonds blue
+
+
 @dataclass(frozen=True)
 class Style:
     color: bool = True
     ascii: bool = False
+    four_color: bool = False  # each suit its own colour (--four-color)
 
     def _wrap(self, code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
@@ -53,6 +57,9 @@ class Style:
         shown = rank + (suit if self.ascii else SYMBOLS[suit])
         if rank == "2":
             return self.wild(shown + "*")
+        if self.four_color:
+            code = FOUR_COLORS.get(suit, "")
+            return self._wrap(code, shown) if code else shown
         return self.red(shown) if suit in "dh" else shown
 
 
