@@ -24,6 +24,7 @@ class SavedGame:
     hands: int
     finished: bool
     winner: int | None = None
+    sides: int = 2  # partnerships kept score of (three: six players in pairs)
 
 
 def _started(path: Path) -> float:
@@ -57,7 +58,8 @@ def summary(path: Path) -> SavedGame:
     return SavedGame(path=path, started=_started(path), rules=str(rules.get("name", "?")),
                      seats=[str(s) for s in header.get("seats", [])], scores=scores,
                      hands=len(ends), finished=finished,
-                     winner=winner if isinstance(winner, int) else None)
+                     winner=winner if isinstance(winner, int) else None,
+                     sides=3 if rules.get("three_partnerships") else 2)
 
 
 def saved_games(directory: Path) -> tuple[list[SavedGame], list[str]]:
@@ -101,7 +103,8 @@ def winner_name(game: SavedGame) -> str:
         return "nobody"
     n = len(game.seats)
     if n in (4, 6):
-        return f"side {w} ({describe_seats([s for i, s in enumerate(game.seats) if i % 2 == w])})"
+        team = [s for i, s in enumerate(game.seats) if i % game.sides == w]
+        return f"side {w} ({describe_seats(team)})"
     return describe_seats([game.seats[w]]) if 0 <= w < n else f"seat {w}"
 
 

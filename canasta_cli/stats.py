@@ -82,7 +82,8 @@ def entries(lines: list[dict[str, Any]]) -> list[Entry]:
     result = results[-1]
     seats = [str(s) for s in header.get("seats", [])]
     players = len(seats)
-    sides = 2 if players in (4, 6) else players
+    rules = header.get("rules") or {}
+    sides = (3 if rules.get("three_partnerships") else 2) if players in (4, 6) else players
     ends = [ln["event"] for ln in lines if ln.get("type") == "event"
             and isinstance(ln.get("event"), dict) and ln["event"].get("type") == "hand_ended"]
     scores = [int(x) for x in result.get("scores", [])]

@@ -58,9 +58,12 @@ def test_every_decision_of_a_classic_turn_is_on_one_screen(tmp_path: Path, colum
     term.child.expect(pexpect.EOF)
 
 
-@pytest.mark.parametrize(("columns", "lines"), [(80, 24), (60, 24)])
-def test_a_six_player_turn_is_on_one_screen(tmp_path: Path, columns: int, lines: int) -> None:
-    term = Terminal("-r", "six-player", "--seed", "4", "--save-dir", str(tmp_path),
+@pytest.mark.parametrize(("preset", "columns", "lines"),
+                         [("six-player", 80, 24), ("six-player", 60, 24),
+                          ("six-player-pairs", 80, 24)])
+def test_a_six_player_turn_is_on_one_screen(tmp_path: Path, preset: str, columns: int,
+                                            lines: int) -> None:
+    term = Terminal("-r", preset, "--seed", "4", "--save-dir", str(tmp_path),
                     columns=columns, lines=lines)
     term.child.expect(PROMPT)
     _play_turns(term, 6)

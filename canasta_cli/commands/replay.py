@@ -126,7 +126,7 @@ def _step_through(rep: Replay, seat: int, names: list[str], each_event: bool = F
     height = shutil.get_terminal_size((80, 24)).lines if width else 0
     players = len(states[0].hands)
     names = names if len(names) == players else [f"seat {i}" for i in range(players)]
-    labels = seat_labels(seat, names, states[0].rules.partnerships)
+    labels = seat_labels(seat, names, states[0].rules.partnerships, states[0].rules.sides)
 
     def label(s: int) -> str:
         return labels[s] if 0 <= s < players else str(s)

@@ -87,6 +87,7 @@ class HumanSeat(Seat):
         self.obs: dict[str, Any] | None = None
         self.game = 0
         self.partnerships = True
+        self.sides = 2  # scores kept: 2 partnerships, 3 (six players in pairs), or one a player
         self.hand_over = False  # a hand ended since this seat last played
         self.history: list[dict[str, Any]] = []  # hand_ended events of this game
         self.replaying = False  # a resumed game's moves so far are being replayed
@@ -98,7 +99,7 @@ class HumanSeat(Seat):
 
     def _label(self, s: int) -> str:
         """What this player calls seat ``s`` (You, Partner, Left...)."""
-        labels = seat_labels(self.seat, self.names, self.partnerships)
+        labels = self._labels()
         return labels[s] if 0 <= s < len(labels) else f"seat {s}"
 
     def _hint(self, msg: Message) -> str:
@@ -123,11 +124,10 @@ class HumanSeat(Seat):
 
     @property
     def my_side(self) -> int:
-        sides = 2 if self.partnerships else max(1, len(self.names))
-        return self.seat % sides
+        return self.seat % self.sides
 
     def _labels(self) -> list[str]:
-        return seat_labels(self.seat, self.names, self.partnerships)
+        return seat_labels(self.seat, self.names, self.partnerships, self.sides)
 
     def _show_hand_end(self, final: bool) -> None:
         """The summary of the hand that just ended, held back until the next message says
@@ -155,6 +155,9 @@ class HumanSeat(Seat):
             self.seat, self.game = int(msg["seat"]), int(msg["game"])
             self.names = list(msg["names"])
             self.partnerships = int(msg["players"]) in (4, 6)
+            rules = msg.get("rules") or {}
+            self.sides = (3 if rules.get("three_partnerships") else 2) if self.partnerships \
+                else int(msg["players"])
             self.recent = []
             self.history = []
         elif kind == "event":
@@ -188,7 +191,7 @@ class HumanSeat(Seat):
         if self.partnerships:
             if alone:
                 return "your side wins!" if winner == self.my_side else "the other side wins."
-            team = ", ".join(n for i, n in enumerate(self.names) if i % 2 == winner)
+            team = ", ".join(n for i, n in enumerate(self.names) if i % self.sides == winner)
             return f"side {winner} ({team}) wins."
         if alone:
             return "you win!" if winner == self.seat else f"{self._label(winner)} wins."

@@ -99,18 +99,20 @@ def meld_line(meld: dict[str, Any], style: Style) -> str:
 
 
 SIX_LABELS = ["You", "Left 1", "Left 2", "Across", "Right 2", "Right 1"]
+PAIRS_LABELS = ["You", "Left 1", "Left 2", "Partner", "Right 2", "Right 1"]
 
 
-def seat_labels(seat: int, names: list[str], partnerships: bool) -> list[str]:
+def seat_labels(seat: int, names: list[str], partnerships: bool, sides: int = 2) -> list[str]:
     """What a player calls each seat: You, Partner, Left, Right, Across (a name given with
     human:NAME or NAME=COMMAND is kept), so that no screen says a bare "seat 3".  Six
     players count around the table: Left 1 sits next to you, Left 2 beyond, then Across,
-    Right 2, Right 1: no name reads as somebody else's partner."""
+    Right 2, Right 1 (with three partnerships of two, ``sides`` 3, your partner opposite is
+    Partner): no name reads as somebody else's partner."""
     n = len(names)
     relative = {2: ["You", "Opponent"],
                 3: ["You", "Left", "Right"],
                 4: ["You", "Left", "Partner", "Right"],
-                6: SIX_LABELS}
+                6: PAIRS_LABELS if sides == 3 else SIX_LABELS}
     table = relative.get(n, ["You", *(f"Player {k}" for k in range(1, n))])
     out = []
     for s in range(n):
@@ -125,9 +127,12 @@ def seat_labels(seat: int, names: list[str], partnerships: bool) -> list[str]:
 
 
 def side_name(side: int, my_side: int, partnerships: bool,
-              labels: list[str] | None = None) -> str:
-    """A side's name in a score column: us / them with partners; without, the player's own
-    name from ``labels`` (You, Left, Right, Opponent)."""
+              labels: list[str] | None = None, sides: int = 2) -> str:
+    """A side's name in a score column: us / them with partners (with three partnerships,
+    each other side by its players: ``Left 1+Right 2``); without, the player's own name from
+    ``labels`` (You, Left, Right, Opponent)."""
+    if partnerships and sides > 2 and side != my_side and labels is not None:
+        return "+".join(labels[s] for s in range(len(labels)) if s % sides == side)
     if partnerships:
         return "us" if side == my_side else "them"
     if labels is not None and 0 <= side < len(labels):
@@ -182,7 +187,7 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
     sides = len(obs["scores"])
     partnerships = obs["players"] in (4, 6)
     compact = 0 < width < COMPACT_BELOW
-    labels = seat_labels(seat, names, partnerships)
+    labels = seat_labels(seat, names, partnerships, sides)
     who = "you" if obs["to_act"] == seat else labels[obs["to_act"]]
     phase = obs["phase"].replace("_", " ")
     if compact:
@@ -194,7 +199,8 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
     score_bits = []
     for s in range(sides):
         melded = "" if obs["side_melded"][s] else f", needs {obs['minimums'][s]} to meld"
-        name = side_name(s, side, partnerships, labels)
+        name = side_name(s, side, partnerships, labels, sides)
+        name += ":" if name[-1:].isdigit() else ""  # Left 1+Right 2: 0, never "Right 2 0"
         score_bits.append(f"{name} {obs['scores'][s]}{melded}")
     head.append("Scores: " + " | ".join(score_bits))
     pile = _pile_lines(obs, style, compact, hand_events)
@@ -218,9 +224,9 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         out = []
         for s in range(sides):
             red = " ".join(style.card(c) for c in obs["red_threes"][s])
-            name = side_name(s, side, partnerships, labels)
+            name = side_name(s, side, partnerships, labels, sides)
             name = name[:1].upper() + name[1:]
-            if len(labels) > 4 and partnerships:
+            if len(labels) > 4 and partnerships and sides == 2:
                 name += f" ({_team(labels, s, sides)})"
             if short:
                 tokens = ", ".join(meld_token(m, style) for m in obs["melds"][s]) or "no melds"
@@ -337,7 +343,7 @@ def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
     sides = event["scores"]["sides"]
     hands = event.get("hands") or []
     labels = labels or [f"seat {i}" for i in range(len(hands))]
-    heads = [side_name(s["side"], my_side, partnerships, labels) for s in sides]
+    heads = [side_name(s["side"], my_side, partnerships, labels, len(sides)) for s in sides]
     col = max(8, *(len(h) for h in heads))
     out = event["scores"].get("went_out")
     if out is not None:
@@ -383,8 +389,9 @@ def render_scores(obs: dict[str, Any], history: list[dict[str, Any]],
     """The game so far: each finished hand's scores and the running totals, then the minimum
     each side needs for its first meld now."""
     side = obs["side"]
-    labels = seat_labels(obs["seat"], [""] * int(obs["players"]), partnerships)
-    heads = [side_name(s, side, partnerships, labels) for s in range(len(obs["scores"]))]
+    sides = len(obs["scores"])
+    labels = seat_labels(obs["seat"], [""] * int(obs["players"]), partnerships, sides)
+    heads = [side_name(s, side, partnerships, labels, sides) for s in range(sides)]
     lines = [f"{'hand':<6}" + "".join(f"{h:>12}" for h in heads)]
     for e in history:
         lines.append(f"{e['hand']:<6}" + "".join(f"{s['total']:>+12}" for s in e["scores"]["sides"]))
