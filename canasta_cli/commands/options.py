@@ -13,7 +13,7 @@ import typer
 from ..core import PRESETS, DeckFileError, RulesError, Ruleset, parse_deck_text, parse_option, preset
 from ..core.engine import check_scores
 from ..private_files import read_input
-from ..seats import box, cgroups
+from ..seats import box, cgroups, leftovers
 from ..seats.contain import hide
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
@@ -77,6 +77,7 @@ def setup_box(specs: list[str], sandbox: bool, unboxed: bool, ponder: bool, memo
                            writable=tuple(str(d.resolve()) for d in writable or []))
     box.configure(policy)
     cgroups.sweep_stale()
+    leftovers.sweep_stale()
     hide(*_own_data_dirs())  # saved games, their sealed seeds: never a bot's to read
     if sandbox or any(not s.split("=", 1)[-1].strip().startswith(("builtin:", "human"))
                       for s in specs):

@@ -31,6 +31,7 @@ from .base import Message, Seat, SeatFailure
 from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, containment, current, with_sandbox
 from .cgroups import BotCgroup
 from .contain import become_subreaper, hidden
+from .leftovers import run_dir
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
@@ -558,10 +559,10 @@ _RUN_DIR: list[tuple[int, str]] = []
 
 
 def _run_dir() -> str:
-    """This process's folder for unboxed bots' homes, ``canasta-run-PID-*`` in the temporary
-    directory: a later run removes it if this process was killed before it could."""
+    """This process's folder for unboxed bots' homes (``leftovers.run_dir``): a later run
+    removes it if this process was killed before it could."""
     if not _RUN_DIR or _RUN_DIR[0][0] != os.getpid():
-        path = tempfile.mkdtemp(prefix=f"canasta-run-{os.getpid()}-")
+        path = str(run_dir())
         _RUN_DIR[:] = [(os.getpid(), path)]
         atexit.register(shutil.rmtree, path, True)
     return _RUN_DIR[0][1]

@@ -8,6 +8,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from ..private_files import write_private
 from ..records import RecordError
 from .htmlsafe import page
 from .pagedata import load_replay, replay_data
@@ -87,7 +88,6 @@ def write_replay_page(record: Path, out: Path, seat: int | None = None) -> dict[
 def write_text(out: Path, text: str) -> None:
     """A page on disk, or a RecordError that says why not (one line)."""
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        write_private(out, text)  # owner-only, never through a link, like every output
     except OSError as exc:
         raise RecordError(f"cannot write {out}: {exc.strerror}") from None
