@@ -232,8 +232,8 @@ class HumanSeat(Seat):
         self.table.last_actor = self.seat
         height = terminal.height
         first = self.table.once(("first", self.game, 0))
-        note = [style.dim("New here? Type 'help' for the commands and the moves ('canasta"
-                          " learn' has short lessons).")] if first else []
+        note = [style.dim("New here? 'help' lists the commands and moves; 'canasta learn'"
+                          " teaches the game.")] if first else []
         budget = height - 2 - rows(note, terminal.width) if height else 0
         text = render_table(obs, self.recent, self.names, style, terminal.width,
                             max(budget, 6) if height else 0, self.hand_events)

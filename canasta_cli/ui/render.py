@@ -226,7 +226,7 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
             red = " ".join(style.card(c) for c in obs["red_threes"][s])
             name = side_name(s, side, partnerships, labels, sides)
             name = name[:1].upper() + name[1:]
-            if len(labels) > 4 and partnerships and sides == 2:
+            if len(labels) > 4 and partnerships and (sides == 2 or s == side):
                 name += f" ({_team(labels, s, sides)})"
             if short:
                 tokens = ", ".join(meld_token(m, style) for m in obs["melds"][s]) or "no melds"
