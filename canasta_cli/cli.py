@@ -17,6 +17,7 @@ from .commands import (
     games,
     learn,
     match,
+    net,
     play,
     replay,
     report,
@@ -27,7 +28,8 @@ from .commands import (
 app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
                   rich_markup_mode=None,
                   add_completion=False)
-for _group in (explore, play, demo, match, replay, tournament, report, bench, bot, cluster):
+for _group in (explore, play, demo, match, replay, tournament, report, net, bench, bot,
+               cluster):
     _group.register(app)
 games.register(app)
 learn.register(app)
