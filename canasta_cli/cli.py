@@ -15,6 +15,7 @@ from .commands import (
     demo,
     explore,
     games,
+    kit,
     learn,
     match,
     net,
@@ -29,7 +30,7 @@ app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no
                   rich_markup_mode=None,
                   add_completion=False)
 for _group in (explore, play, demo, match, replay, tournament, report, net, bench, bot,
-               cluster):
+               cluster, kit):
     _group.register(app)
 games.register(app)
 learn.register(app)

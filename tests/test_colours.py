@@ -28,7 +28,7 @@ def _first_screen(tmp_path: Path, *args: str, no_color: bool = False) -> str:
     shown = child.before + (child.after if isinstance(child.after, str) else "")
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    return shown + (child.before or "")
+    return str(shown) + str(child.before or "")
 
 
 def test_four_colours_are_kept_for_the_next_game_until_two_are_asked(tmp_path: Path) -> None:
