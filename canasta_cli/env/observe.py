@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import add, attrgetter, itemgetter, sub
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..core.cards import (
@@ -150,6 +150,7 @@ _NO_KIND = (0,) * N_KINDS
 _TOP_VEC = tuple(_onehot(N_KINDS, k) for k in range(N_KINDS))
 _STOPS = frozenset({DEUCE, JOKER, BLACK3})
 _MELDED = attrgetter("melded")
+_from_bytes = int.from_bytes
 _TOP_BYTES: dict[int | None, bytes] = {k: bytes(_TOP_VEC[k]) for k in range(N_KINDS)}
 _TOP_BYTES[None] = bytes(N_KINDS)
 
@@ -203,6 +204,28 @@ def _state_block(info: RowInfo, row: tuple[MeldState | None, ...]) -> bytes:
     return bytes((*info.nat, *info.wild, natural, mixed, len(b3.cards) if b3 else 0))
 
 
+class _Stage:
+    """One seat's staging buffer for ``Encoder.from_state``: the vector as bytes (a uint8
+    array and a memoryview to write it), and what its slowly changing parts were last
+    written from, compared by identity (state fields are immutable, replaced on change)."""
+
+    __slots__ = ("array", "view", "facts", "red3", "minfo", "team", "lone", "unmelded",
+                 "blocks", "scores", "points")
+
+    def __init__(self, size: int, sides: int) -> None:
+        self.array = _frombuffer(bytearray(size), _UINT8)
+        self.view = memoryview(self.array)
+        self.facts: bytes | None = None
+        self.red3: Any = None
+        self.minfo: Any = None
+        self.team: Any = None
+        self.lone: int | None = None
+        self.unmelded = False
+        self.blocks: list[Any] = [None] * sides
+        self.scores: Any = None
+        self.points: Any = None
+
+
 class Encoder:
     """Both encoders for one ruleset."""
 
@@ -215,7 +238,8 @@ class Encoder:
         self._rel_sides = tuple(tuple((side + i) % s for i in range(s)) for side in range(s))
         self._seat_vec = tuple(_onehot(p, i) for i in range(p))
         self._side_vec = tuple(_onehot(s, i) for i in range(s))
-        self._blocks: dict[int, tuple[RowInfo, bytes]] = {}
+        self._blocks: dict[int, tuple[RowInfo, tuple[MeldState | None, ...], bytes]] = {}
+        self._stages: list[_Stage | None] = [None] * p
         # Per seat: its side, the phase and turn-seat bytes, and getters rotating per-seat
         # and per-side tuples into relative order.
         self._seat_info = tuple(
@@ -225,11 +249,12 @@ class Encoder:
              itemgetter(*self._rel_seats[seat]), _getter(self._rel_sides[rules.side_of(seat)]),
              rules.cutthroat)
             for seat in range(p))
-        self._points: dict[int, tuple[tuple[int, ...], Any]] = {}
         self._zero_points = bytes(2 * s)
         at = self.layout.offsets
         self._opening_at = at["turn"] + 4
         self._points_at = slice(at["scores"], at["scores"] + 2 * s)
+        self._table_at, self._melds_at, self._facts_at = (at["red_threes"], at["melds"],
+                                                          at["known"])
 
     def tracker(self) -> PublicTracker:
         """A fresh tracker for a game under this ruleset."""
@@ -240,57 +265,97 @@ class Encoder:
         """The vector for ``seat``, from the public parts of ``state`` and ``tracker``.
 
         Every count fits a byte (the tracker's counts are bytes already), so the vector is
-        joined from bytes, each row of melds cached by the identity of its summary (state
-        fields are immutable and replaced when they change), and converted once; the fields
-        that hold points are written after."""
-        if _frombuffer is None:
-            _load_numpy()
+        laid out as bytes in the seat's staging buffer and converted once into a new array.
+        What changes at every step is written at each call; the table (red threes, melds,
+        scores) only where the state fields it comes from were replaced since this seat's
+        last call, and the tracker's facts when the tracker's cached bytes are new.  Points
+        that do not fit a byte are written after the conversion."""
+        stage = self._stages[seat]
+        if stage is None:
+            stage = self._stage(seat)
         if tracker._pending is not None:
             tracker.settle()
-        side, head, rot_seats, rot_sides, cut = self._seat_info[seat]
-        minfo, team, pile, perm = state.minfo, state.team, state.pile, state.permission
+        if (stage.minfo is not state.minfo or stage.red3 is not state.red3
+                or stage.team is not state.team or stage.lone != state.lone):
+            self._write_rows(state, seat, stage)
+        if stage.scores is not state.scores:
+            self._write_points(state, seat, stage)
+        head, rot_seats = self._seat_info[seat][1:3]
+        pile, perm, frozen = state.pile, state.permission, state.pile_frozen
         top = KIND_OF[pile[-1]] if pile else None
-        hand = state.hc[seat]
+        opening = state.opening_total
+        hand = bytes(state.hc[seat])
         at = seat * N_KINDS
-        pieces: list[bytes | bytearray] = [head[id(state.phase), state.turn_seat], bytes(hand),
-                  bytes(map(len, rot_seats(state.hands))), _TOP_BYTES[top],
-                  bytes((len(pile), state.pile_frozen,
-                         state.pile_frozen or not minfo[team[seat]].melded, top in _STOPS)),
-                  tracker.pile_counts,
-                  bytes((len(state.stock), state.took_pile, state.asked, perm is True,
-                         perm is False, 0)),
-                  bytes(map(sub, map(add, tracker.hidden, tracker.known[at:at + N_KINDS]),
-                            hand)),
-                  bytes(map(len, rot_sides(state.red3)))]
+        # unseen = hidden + known[seat] - hand, per kind, as one byte-wise sum: every term
+        # and partial sum is a count below 256, and no kind goes below zero (the seat's
+        # cards are each hidden or known to be in its hand), so nothing carries or borrows.
+        unseen = (_from_bytes(tracker.hidden, "little")
+                  + _from_bytes(tracker.known[at:at + N_KINDS], "little")
+                  - _from_bytes(hand, "little")).to_bytes(N_KINDS, "little")
+        view = stage.view
+        view[:self._table_at] = b"".join((
+            head[id(state.phase), state.turn_seat], hand,
+            bytes(map(len, rot_seats(state.hands))), _TOP_BYTES[top],
+            bytes((len(pile), frozen, frozen or stage.unmelded, top in _STOPS)),
+            tracker.pile_counts,
+            bytes((len(state.stock), state.took_pile, state.asked, perm is True,
+                   perm is False, opening if 0 <= opening < 256 else 0)),
+            unseen))
+        facts = tracker.facts(seat)
+        if stage.facts is not facts:
+            view[self._facts_at:] = facts
+            stage.facts = facts
+        vec = stage.array.astype(_FLOAT32)
+        if not 0 <= opening < 256:
+            vec[self._opening_at] = opening
+        if stage.points is not None:
+            vec[self._points_at] = stage.points
+        return vec  # type: ignore[no-any-return]
+
+    def _stage(self, seat: int) -> _Stage:
+        if _frombuffer is None:
+            _load_numpy()
+        stage = self._stages[seat] = _Stage(self.size, self.rules.sides)
+        return stage
+
+    def _write_rows(self, state: GameState, seat: int, stage: _Stage) -> None:
+        """Red threes to the rows of melds (the rows whose summary changed), for ``seat``."""
+        side, _, _, rot_sides, cut = self._seat_info[seat]
+        minfo, team, rules = state.minfo, state.team, self.rules
+        sides = self._rel_sides[side]
+        pieces = [bytes(map(len, rot_sides(state.red3)))]
         if cut:
-            pieces.append(bytes(minfo[team[a]].melded for a in self._rel_sides[side]))
-            pieces.append(bytes(self._seat_vec[(state.lone - seat) % self.rules.players])
-                          if state.lone is not None else bytes(self.rules.players))
+            pieces.append(bytes(minfo[team[a]].melded for a in sides))
+            pieces.append(bytes(self._seat_vec[(state.lone - seat) % rules.players])
+                          if state.lone is not None else bytes(rules.players))
             pieces.append(bytes(v for s in self._rel_seats[seat]
-                                for v in self._side_vec[(team[s] - side) % self.rules.sides]))
+                                for v in self._side_vec[(team[s] - side) % rules.sides]))
         else:
             pieces.append(bytes(map(_MELDED, rot_sides(minfo))))
-        blocks = self._blocks
-        melds = state.melds
-        for a in self._rel_sides[side]:
-            info = minfo[a]
+        view = stage.view
+        view[self._table_at:self._melds_at] = b"".join(pieces)
+        blocks, written = self._blocks, stage.blocks
+        for i, a in enumerate(sides):
+            info, row = minfo[a], state.melds[a]
             hit = blocks.get(a)
-            if hit is None or hit[0] is not info:
-                hit = blocks[a] = (info, _state_block(info, melds[a]))
-            pieces.append(hit[1])
-        scores = state.scores
-        points = self._points.get(side)
-        if points is None or points[0] is not scores:
-            order = self._rel_sides[side]
-            points = self._points[side] = (scores, _array(
-                [scores[a] for a in order] + [self.rules.initial_minimum(scores[a])
-                                              for a in order], _FLOAT32))
-        pieces.append(self._zero_points)
-        pieces.append(tracker.facts(seat))
-        vec = _frombuffer(b"".join(pieces), _UINT8).astype(_FLOAT32)
-        vec[self._opening_at] = state.opening_total
-        vec[self._points_at] = points[1]
-        return vec  # type: ignore[no-any-return]
+            if hit is None or hit[0] is not info or hit[1] is not row:
+                hit = blocks[a] = (info, row, _state_block(info, row))
+            if written[i] is not hit[2]:
+                at = self._melds_at + i * MELD_BLOCK
+                view[at:at + MELD_BLOCK] = written[i] = hit[2]
+        stage.minfo, stage.red3, stage.team, stage.lone = minfo, state.red3, team, state.lone
+        stage.unmelded = not minfo[team[seat]].melded
+
+    def _write_points(self, state: GameState, seat: int, stage: _Stage) -> None:
+        """Scores and minimums: as bytes when they fit, else zeros and a float32 array for
+        ``from_state`` to write after the conversion."""
+        scores, rules = state.scores, self.rules
+        sides = self._rel_sides[self._seat_info[seat][0]]
+        points = [scores[a] for a in sides] + [rules.initial_minimum(scores[a]) for a in sides]
+        small = all(0 <= v < 256 for v in points)
+        stage.view[self._points_at] = bytes(points) if small else self._zero_points
+        stage.points = None if small else _array(points, _FLOAT32)
+        stage.scores = scores
 
     def from_view(self, obs: dict[str, Any], tracker: PublicTracker) -> list[float]:
         """The vector from a protocol observation (``core.observation``) and the public
