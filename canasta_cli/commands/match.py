@@ -113,5 +113,10 @@ def match(
                        + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))
             for err in rep["errors"][:3]:
                 typer.echo(f"    {visible(err)}")
-    where = f"records in {record}" if record else f"bot stderr logs in {result.log_dir}"
-    typer.echo(where)
+            tail = (result.stderr_tails or [""] * len(result.seats))[i].rstrip("\n")
+            if tail and not record:
+                typer.echo("    its stderr ended with:")
+                for line in tail.splitlines()[-5:]:
+                    typer.echo(f"      {visible(line)}")
+    typer.echo(f"records and bot stderr logs in {record}" if record else
+               "bot stderr is not kept: --record DIR keeps it with each game's record")
