@@ -121,8 +121,11 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         if state is None:
             raise RuntimeError("call reset() before using the environment")
         seat = self._index[agent]
-        mask = self.table.mask(legal_moves(state)) if state.actor == seat \
-            else self._no_mask.copy()
+        if state.actor == seat:
+            legal = state._legal  # legal_moves' cache, filled by its first call
+            mask = self.table.mask(legal if legal is not None else legal_moves(state))
+        else:
+            mask = self._no_mask.copy()
         return {"observation": self.encoder.from_state(state, seat, self.tracker),
                 "action_mask": mask}
 
@@ -131,7 +134,9 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._state()
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() before using the environment")
         if type(action) is not int:
             action = self._action_index(action)
         if not 0 <= action < self._size:
