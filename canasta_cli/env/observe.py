@@ -248,6 +248,7 @@ class Encoder:
         self._red3: list[tuple[tuple[tuple[int, ...], ...], bytes] | None] = [None] * p
         self._rows: list[_Rows | None] = [None] * p
         self._points: list[_Points | None] = [None] * p
+        self._piles: tuple[Any, ...] | None = None
         self._blocks: list[tuple[RowInfo, tuple[MeldState | None, ...], bytes] | None] = \
             [None] * s
         # Per seat: its side, the phase and turn-seat bytes, and getters rotating per-seat
@@ -296,8 +297,13 @@ class Encoder:
         points = self._points[key]
         if points is None or points[0] is not state.scores:
             points = self._points_of(state, seat)
-        pile, perm, frozen = state.pile, state.permission, state.pile_frozen
-        top = KIND_OF[pile[-1]] if pile else None
+        pile, frozen = state.pile, state.pile_frozen
+        unmelded = not state.minfo[state.team[seat]].melded
+        piles = self._piles
+        if (piles is None or piles[0] is not pile or piles[1] is not tracker
+                or piles[2] != frozen or piles[3] != unmelded):
+            piles = self._piles_of(pile, tracker, frozen, unmelded)
+        perm = state.permission
         opening = state.opening_total
         hand = bytes(state.hc[seat])
         at = seat * N_KINDS
@@ -310,10 +316,7 @@ class Encoder:
         view = stage.view
         view[:self._facts_at] = b"".join((
             stage.head[id(state.phase), state.turn_seat], hand,
-            bytes(map(len, stage.rot_seats(state.hands))), _TOP_BYTES[top],
-            bytes((len(pile), frozen, frozen or not state.minfo[state.team[seat]].melded,
-                   top in _STOPS)),
-            tracker.pile_counts,
+            bytes(map(len, stage.rot_seats(state.hands))), piles[4],
             bytes((len(state.stock), state.took_pile, state.asked, perm is True,
                    perm is False, opening if 0 <= opening < 256 else 0)),
             unseen, red3[1], rows[3], points[1]))
@@ -327,6 +330,16 @@ class Encoder:
         if points[2] is not None:
             vec[self._points_at] = points[2]
         return vec  # type: ignore[no-any-return]
+
+    def _piles_of(self, pile: tuple[int, ...], tracker: PublicTracker, frozen: bool,
+                  unmelded: bool) -> tuple[Any, ...]:
+        """pile_top to pile_cards, kept for the next call with the same pile and tracker
+        (the tracker's pile counts change only with the pile)."""
+        top = KIND_OF[pile[-1]] if pile else None
+        piles = self._piles = (pile, tracker, frozen, unmelded, b"".join((
+            _TOP_BYTES[top], bytes((len(pile), frozen, frozen or unmelded, top in _STOPS)),
+            tracker.pile_counts)))
+        return piles
 
     def _stage(self, seat: int) -> _Stage:
         if _frombuffer is None:
