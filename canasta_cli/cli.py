@@ -9,7 +9,21 @@ from typing import Annotated
 import typer
 
 from . import __version__, bench
-from .commands import bot, cluster, demo, explore, kit, match, net, play, replay, report, tournament
+from .commands import (
+    bot,
+    cluster,
+    demo,
+    explore,
+    games,
+    kit,
+    learn,
+    match,
+    net,
+    play,
+    replay,
+    report,
+    tournament,
+)
 
 # Plain help (rich_markup_mode=None): the rich layout labels every flag "<bool>".
 app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
@@ -18,6 +32,8 @@ app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no
 for _group in (explore, play, demo, match, replay, tournament, report, net, bench, bot,
                cluster, kit):
     _group.register(app)
+games.register(app)
+learn.register(app)
 
 
 def _version(value: bool) -> None:

@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 Label = Callable[[int], str]
+CardText = Callable[[str], str]
 
 
 def _seat(s: int) -> str:
     return f"seat {s}"
 
 
-def describe_event(e: dict[str, Any], label: Label = _seat) -> str:  # noqa: C901
-    """One event in words (one line per event type); ``label`` names a seat."""
+def _plain(card: str) -> str:
+    return card
+
+
+def describe_event(e: dict[str, Any], label: Label = _seat,  # noqa: C901
+                   card: CardText = _plain) -> str:
+    """One event in words (one line per event type); ``label`` names a seat, ``card``
+    writes a card (the table's ``6♥`` on a screen, ``6h`` in a log by default)."""
+    def cards(key: str) -> str:
+        return " ".join(card(str(c)) for c in e[key])
+
+    e = dict(e)
+    for key in ("card", "top"):
+        if isinstance(e.get(key), str):
+            e[key] = card(e[key])
     t = e.get("type")
     who = label(int(e["seat"])) if isinstance(e.get("seat"), int) else "someone"
     if t == "hand_started":
@@ -21,7 +36,7 @@ def describe_event(e: dict[str, Any], label: Label = _seat) -> str:  # noqa: C90
                 + " / ".join(str(m) for m in e["minimums"]))
     if t == "dealt":
         if "cards" in e:
-            return f"{who} is dealt {' '.join(e['cards'])}"
+            return f"{who} is dealt {cards('cards')}"
         return f"{who} is dealt {e['count']} card" + ("" if e["count"] == 1 else "s")
     if t == "upcard":
         return f"upcard {e['card']}"
@@ -32,17 +47,17 @@ def describe_event(e: dict[str, Any], label: Label = _seat) -> str:  # noqa: C90
         return f"{who} lays red three {e['card']}" + (" from the pile" if e["source"] == "pile"
                                                       else "")
     if t == "took_pile":
-        return f"{who} takes the pile: {e['top']} with {' '.join(e['with']) or 'their meld'}"
+        return f"{who} takes the pile: {e['top']} with {cards('with') or 'their meld'}"
     if t == "partners":
         a, b = (label(int(s)) for s in e["partners"])
         merged = e.get("merged") or []
         return (f"{label(int(e['lone']))} plays alone this hand; {a} and {b} are partners"
                 + (f" (their {', '.join(merged)} melds are now one)" if merged else ""))
     if t == "picked_up":
-        return f"{who} picks up {len(e['cards'])} cards: {' '.join(e['cards'])}"
+        return f"{who} picks up {len(e['cards'])} cards: {cards('cards')}"
     if t == "meld":
         extra = " (concealed canasta)" if e.get("concealed_canasta") else ""
-        return f"{who} melds {' '.join(e['cards'])}{extra}"
+        return f"{who} melds {cards('cards')}{extra}"
     if t == "add":
         return f"{who} adds {e['card']} to the {e['rank']}s"
     if t == "discard":
@@ -63,9 +78,11 @@ def describe_event(e: dict[str, Any], label: Label = _seat) -> str:  # noqa: C90
     return str(e)
 
 
-def story(events: list[dict[str, Any]], label: Label = _seat) -> list[str]:
+def story(events: list[dict[str, Any]], label: Label = _seat,
+          card: CardText = _plain) -> list[str]:
     """What happened, in order, in words; a pile take reads as one action ("Left takes the
-    pile (9 cards) with K K"), not as its meld, the take and the pick-up."""
+    pile (9 cards) with K K"), not as its meld, the take and the pick-up.  ``card`` writes
+    a card as the table does."""
     lines: list[str] = []
     skip: set[int] = set()
     for i, e in enumerate(events):
@@ -83,23 +100,26 @@ def story(events: list[dict[str, Any]], label: Label = _seat) -> list[str]:
                     size += len(later["cards"])
                     skip.add(j)
                     break
-            with_ = " ".join(str(c) for c in e.get("with", [])) or "their meld"
+            with_ = " ".join(card(str(c)) for c in e.get("with", [])) or "their meld"
             lines.append(f"{label(int(e['seat']))} takes the pile ({size} card"
-                         f"{'' if size == 1 else 's'}, {e['top']} on top) with {with_}")
+                         f"{'' if size == 1 else 's'}, {card(str(e['top']))} on top) with"
+                         f" {with_}")
             continue
-        lines.append(describe_event(e, label))
-    return [_second_person(line) for line in lines]
+        lines.append(describe_event(e, label, card))
+    return [second_person(line) for line in lines]
 
 
 _YOU = {"is": "are", "draws": "draw", "discards": "discard", "melds": "meld", "adds": "add",
         "lays": "lay", "takes": "take", "picks": "pick", "asks": "ask", "answers": "answer",
-        "goes": "go", "deals;": "deal;"}
+        "goes": "go", "deals": "deal", "plays": "play", "went": "went", "wins": "win",
+        "has": "have"}
+_YOU_VERB = re.compile(r"\bYou (" + "|".join(_YOU) + r")\b")
 
 
-def _second_person(line: str) -> str:
-    """"You discards 9" -> "You discard 9"."""
-    words = line.split(" ", 2)
-    if len(words) >= 2 and words[0] == "You" and words[1] in _YOU:
-        words[1] = _YOU[words[1]]
-        return " ".join(words)
+def second_person(line: str) -> str:
+    """"You discards 9" -> "You discard 9", "You deals" -> "You deal" wherever "You" is the
+    subject, and "You take the pile ... with their meld" -> "... with your meld"."""
+    line = _YOU_VERB.sub(lambda m: "You " + _YOU[m.group(1)], line)
+    if line.startswith("You take the pile"):
+        line = line.replace("with their meld", "with your meld")
     return line

@@ -54,12 +54,39 @@ def secret_path(save: Path) -> Path:
     return secrets_dir() / f"{save.stem}-{secrets.token_hex(8)}.json"
 
 
-def make_table(ascii_only: bool, no_color: bool) -> SharedTable:
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+def make_table(ascii_only: bool, no_color: bool, four_color: bool = False,
+               plain: bool = False) -> SharedTable:
+    """The terminal and the card style: colour only on a terminal, without NO_COLOR or
+    --no-color; ``plain`` (or pipes) gives lines without any control code, for screen
+    readers and scripts."""
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not plain
     color = interactive and not no_color and "NO_COLOR" not in os.environ
     encoding = (getattr(sys.stdout, "encoding", "") or "").lower()
     ascii_only = ascii_only or "utf" not in encoding
-    return SharedTable(Terminal(interactive), Style(color=color, ascii=ascii_only))
+    return SharedTable(Terminal(interactive), Style(color=color, ascii=ascii_only,
+                                                    four_color=four_color))
+
+
+def settings_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "canasta" / "settings.json"
+
+
+def load_settings() -> dict[str, Any]:
+    """The saved preferences (``--four-color`` / ``--two-color``); none if unreadable."""
+    try:
+        data = json.loads(settings_path().read_text(encoding="utf-8")[:10_000])
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def save_setting(key: str, value: Any) -> None:
+    data = load_settings()
+    data[key] = value
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def build_seats(specs: list[str], seed: int, table: SharedTable, log_dir: Path,
@@ -155,20 +182,33 @@ class SeatStartError(CanastaError):
     """A bot seat of ``canasta play`` did not start: the game is not begun."""
 
 
-def resume_command(record: Path) -> str:
-    """The command that resumes ``record``, as it can be typed here: ``canasta`` if that is
-    this program on the PATH, else this program's full path (or ``python -m``)."""
+def program_command() -> str:
+    """This program as it can be typed here: ``canasta`` if that is this program on the
+    PATH, else the path it was started by (``.venv/bin/canasta``), or ``python -m``."""
     import shlex
     import shutil
-    me = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    given = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    me = os.path.realpath(given) if given else ""
     on_path = shutil.which("canasta")
     if me.endswith(".py"):  # python -m canasta_cli.cli
-        program = f"{shlex.quote(sys.executable)} -m canasta_cli.cli"
-    elif not me or (on_path and os.path.realpath(on_path) == me):
-        program = "canasta"
-    else:
-        program = shlex.quote(me)
-    return f"{program} play --resume {shlex.quote(str(record))}"
+        return f"{shlex.quote(sys.executable)} -m canasta_cli.cli"
+    if not me or (on_path and os.path.realpath(on_path) == me):
+        return "canasta"
+    return shlex.quote(given if os.sep in given else me)
+
+
+def resume_command(record: Path) -> str:
+    """The command that resumes ``record``, as it can be typed here."""
+    import shlex
+    return f"{program_command()} play --resume {shlex.quote(str(record))}"
+
+
+def replay_command(record: Path, seat: int | None = None) -> str:
+    """The command that replays ``record`` (from ``seat``'s view, step by step), as it can
+    be typed here."""
+    import shlex
+    view = f" --seat {seat} --step" if seat is not None else ""
+    return f"{program_command()} replay{view} {shlex.quote(str(record))}"
 
 
 def resume_setup(path: Path) -> GameSetup:
@@ -191,6 +231,15 @@ def resume_setup(path: Path) -> GameSetup:
                          secret=secrets_dir() / str(secret_name) if secret_name else None)
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise RecordError(f"{path}: bad header: {exc}") from None
+
+
+def undo_by_default(specs: list[str]) -> bool:
+    """'undo' needs no --undo when one person plays with built-in players only: nobody
+    else at the table could object to a meld taken back."""
+    commands = [split_name(s)[1] for s in specs]
+    people = [c for c in commands if c == "human" or c.startswith("human:")]
+    return len(people) == 1 and all(c.startswith("builtin:") for c in commands
+                                    if c not in people)
 
 
 def programs(specs: list[str]) -> list[str]:

@@ -113,7 +113,7 @@ def test_resuming_a_finished_game_is_refused(tmp_path: Path) -> None:
                            "builtin:greedy", "-r", "two-player", "--set", "max_turns=2"],
                           input="draw\ndiscard 4\ndiscard 5\ndiscard 6\ndiscard 7\n",
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert "recorded in" in done.stdout, done.stdout[-500:]
+    assert "Replay it with: " in done.stdout and " replay " in done.stdout, done.stdout[-500:]
     record = next(tmp_path.glob("*.jsonl"))
     again = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--resume",
                             str(record)], capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -148,7 +148,7 @@ def test_the_story_names_players_and_tells_a_pile_take_as_one_action() -> None:
     from canasta_cli.ui.render import seat_labels
     labels = seat_labels(0, ["human", "builtin:greedy", "human:Ann", "x"], True)
     assert labels == ["You", "Left", "Ann", "Right"]
-    assert seat_labels(2, ["a", "b", "c", "d", "e", "f"], True)[4] == "Left partner"
+    assert seat_labels(2, ["a", "b", "c", "d", "e", "f"], True)[4] == "Left 2"
     assert seat_labels(1, ["a", "b"], False) == ["Opponent", "You"]
     events = [{"type": "discard", "seat": 0, "card": "9h"},
               {"type": "meld", "seat": 1, "rank": "K", "cards": ["Kh", "Kd", "Ks"],
@@ -210,6 +210,20 @@ def test_a_line_of_several_moves_is_checked_whole() -> None:
         check_input("meld K K K; meld A A A", legal, top, msg.explain, None)
 
 
+def test_a_first_meld_line_short_of_the_minimum_says_its_total() -> None:
+    from canasta_cli.core import apply, parse_deck_text
+    decks = parse_deck_text("seat0: Kh Kd Kc Ah Ad Ac 9h 5c 6d 7s 8c\nstock: 4d 4s 4h",
+                            CLASSIC, dealer=3, seed=1)
+    st = new_game(CLASSIC, seed=1, decks=decks, dealer=3, scores=[3000, 0])
+    st = apply(st, legal_moves(st)[0])  # draw; the minimum is 120
+    msg = act_message(1, 1, st, legal_moves(st), 1000, 0, explains=True)
+    legal = [m["text"] for m in msg["moves"]]
+    with pytest.raises(InputError, match=r"^nothing was played: the melds of this line total"
+                       r" 90, short of your side's minimum of 120"):
+        check_input("meld K K K; meld A A A; discard 9", legal, KIND_OF[st.pile[-1]],
+                    msg.explain, msg.sequence)
+
+
 def test_nothing_may_follow_a_draw_in_one_line() -> None:
     from canasta_cli.core import parse_move
     from canasta_cli.core.engine import check_sequence
@@ -248,7 +262,7 @@ def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPat
     assert all(r["by"] == "human" for r in rows if r["type"] == "move" and r["seat"] == 0)
     assert "Aces \u00d7" in text and "Kings \u00d7" in text  # the partner may add to them
     log = text[text.rindex("> log"):]  # the whole hand so far, named from the person's seat
-    assert "You meld Kc Kd Kh" in log and "You discard 9h" in log and "Left " in log
+    assert "You meld K\u2663 K\u2666 K\u2665" in log and "You discard 9\u2665" in log and "Left " in log
     assert "the one place that prints" not in text  # help holds no developer text
 
 
@@ -289,7 +303,7 @@ def test_a_black_three_on_top_invites_no_take() -> None:
     st = apply(apply(st, parse_move("draw")), parse_move("discard 3"))
     msg = act_message(1, 1, st, legal_moves(st), 1000, 0, explains=True)
     text = render_table(msg["observation"], [], ["a", "b", "c", "d"], Style(color=False))
-    assert "a black three on top: nobody may take the pile this turn" in text
+    assert "top 3\u2660 - a black three: nobody may take it this turn" in text
     assert not any(m["text"].startswith("pile") for m in msg["moves"])
 
 

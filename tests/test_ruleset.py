@@ -22,7 +22,7 @@ def test_every_reference_flag_is_a_field() -> None:
 
 def test_presets_exist() -> None:
     assert set(PRESETS) == {"classic", "two-player", "three-player", "three-player-cutthroat",
-                            "six-player", "pagat"}
+                            "six-player", "six-player-pairs", "pagat"}
     assert preset("classic") is CLASSIC
 
 

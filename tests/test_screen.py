@@ -115,10 +115,11 @@ def test_every_event_of_a_six_player_round_is_reachable_at_80x24(tmp_path: Path)
     child.expect(PROMPT)
     child.sendline("log")
     child.expect("=== hand 1")
-    child.expect(PROMPT)
+    while child.expect([PROMPT, "Enter for more"]) == 1:  # the log a screen at a time
+        child.sendline("")
     text = term.text()
-    for who in ("You are dealt", "Left is dealt", "Left partner is dealt", "Across is dealt",
-                "Right partner is dealt", "Right is dealt", "=== hand 1", "upcard"):
+    for who in ("You are dealt", "Left 1 is dealt", "Left 2 is dealt", "Across is dealt",
+                "Right 2 is dealt", "Right 1 is dealt", "=== hand 1", "upcard"):
         assert who in text, who
     assert all(len(r) <= 80 for r in term.everything())
     child.sendline("quit")
@@ -193,8 +194,12 @@ def test_the_end_of_a_hand_tells_its_story_at_80x24(tmp_path: Path) -> None:
                        or next(m for m in moves if m.startswith("discard")))
         if next_decision(child) != 0:
             break
-    child.expect("Game total")
+    while child.expect(["Game total", "Enter for more"]) == 1:
+        assert any("Hand 1 is over: " in r for r in term.screen.display)  # each page's header
+        child.sendline("")
     child.expect(pexpect.EOF)
+    last = "\n".join(term.screen.display)  # the end on one screen: the header to the verdict
+    assert "Hand 1 is over: " in last and "Game total" in last and "Game over" in last
     text = term.text()
     start = text.rindex("Hand 1 is over: ")
     story = text[start:]
@@ -214,7 +219,7 @@ def test_a_cutthroat_game_from_given_scores_shows_who_plays_with_whom(tmp_path: 
     child.expect("Everyone plays alone until someone takes the pile")
     child.expect(PROMPT)
     text = " ".join(term.text().split())  # the scores line may wrap at 80 columns
-    assert "you 3000, needs 120 to meld | Left 0, needs 50 to meld | Right 1500, needs 90" \
+    assert "You 3000, needs 120 to meld | Left 0, needs 50 to meld | Right 1500, needs 90" \
         in text
     child.sendline("quit")
     child.expect(pexpect.EOF)

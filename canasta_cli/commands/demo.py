@@ -4,6 +4,7 @@ move as it happens."""
 from __future__ import annotations
 
 import random
+import sys
 import time
 from typing import Annotated
 
@@ -11,6 +12,8 @@ import typer
 
 from ..core import GameState, apply, format_move, legal_moves, new_game
 from ..event_text import describe_event
+from ..ui.render import Style
+from ..ui.screen import fit, say, stream_width
 from . import bounds
 from .options import (
     DealerOpt,
@@ -56,9 +59,11 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
     label = "Side" if r.partnerships else "Player"
     typer.echo(f"{r.name}: {r.players} players, seed {seed}")
     watch = step or delay > 0
+    style = Style(color=False, ascii="utf" not in (sys.stdout.encoding or "").lower())
+    card = style.card if stream_width() else str  # on a terminal, cards as on the table
     if watch:
         for e in state.events():
-            typer.echo("    " + describe_event(e.full()))
+            say("    " + describe_event(e.full(), card=card))
     while not state.is_over:
         moves = legal_moves(state)
         before, actor = state.log, state.actor
@@ -70,9 +75,11 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
             while node is not None and node is not before:
                 fresh.append(node[1])
                 node = node[0]
-            typer.echo(f"--> seat {actor}: {format_move(move)}")
+            say(f"--> seat {actor}: {format_move(move)}")
             for e in reversed(fresh):
-                typer.echo("    " + describe_event(e.full()))
+                say("    " + describe_event(e.full(), card=card))
+            if step and not state.is_over:
+                _table(state, style)
             if step and not next_step():
                 return
             if delay:
@@ -80,15 +87,32 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
         for res in state.results[shown:]:
             who = ("nobody went out" if res.went_out is None
                    else f"seat {res.went_out} went out" + (" concealed" if res.concealed else ""))
-            typer.echo(f"hand {res.hand_no:>2}: {who:<28} "
+            say(f"hand {res.hand_no:>2}: {who:<28} "
                        + "  ".join(f"{label} {s.side}: {s.total:+6d}" for s in res.sides)
                        + "   totals " + " / ".join(str(t) for t in _running(state, res.hand_no)))
         shown = len(state.results)
     if state.winner is None:
-        typer.echo(f"Game over ({state.game_end_reason}): a draw at {list(state.scores)}")
+        say(f"Game over ({state.game_end_reason}): a draw at {list(state.scores)}")
     else:
-        typer.echo(f"Game over ({state.game_end_reason}): {label.lower()} {state.winner} wins"
+        say(f"Game over ({state.game_end_reason}): {label.lower()} {state.winner} wins"
                    f" with {state.scores[state.winner]}")
+
+
+def _table(state: GameState, style: Style) -> None:
+    """The table as the player to act sees it (every player is a built-in: nothing is
+    hidden from anybody who watches), fitted to the terminal."""
+    import shutil
+
+    from ..core import observation
+    from ..ui.render import render_table
+    width = stream_width()
+    height = shutil.get_terminal_size((80, 24)).lines if width else 0
+    seat = state.actor
+    names = [f"seat {i}" for i in range(state.rules.players)]
+    obs = observation(state, seat, history=False)
+    say(f"The table as seat {seat} sees it:")
+    typer.echo(fit(render_table(obs, [], names, style, width,
+                                max(height - 7, 10) if height else 0), width))
 
 
 def _running(state: GameState, upto: int) -> list[int]:

@@ -20,6 +20,7 @@ from ..core import (
     observation,
 )
 from ..ui.render import Style, render_table
+from ..ui.screen import say, stream_width
 from .options import (
     DealerOpt,
     DeckOpt,
@@ -47,15 +48,20 @@ def rules(rules: RulesOpt = "classic", set_: SetOpt = None,
     if as_json:
         typer.echo(json.dumps(r.to_dict(), indent=2))
         return
-    typer.echo(f"Ruleset: {r.name}" + (" (modified)" if r != PRESETS.get(r.name) else ""))
+    say(f"Ruleset: {r.name}" + (" (modified)" if r != PRESETS.get(r.name) else ""))
     typer.echo("")
+    narrow = 0 < stream_width() < 72  # the explanation under its option's name
     for key, text in describe(r):
-        typer.echo(f"  {key:<26} {text}")
+        if narrow:
+            say(f"  {key}")
+            say(f"      {text}", hang=6)
+        else:
+            say(f"  {key:<26} {text}", hang=29)
     typer.echo("")
-    typer.echo("Initial-meld minimum by the side's score: below 0: 15; 0-1495: 50; 1500-2995: 90;"
-               " 3000 and more: 120" + (f"; from {r.six_player_150_threshold}: 150"
-                                        if r.players == 6 else "") + ".")
-    typer.echo("Full rules: docs/RULES.md.  Change an option with --set name=value.")
+    say("Initial-meld minimum by the side's score: below 0: 15; 0-1495: 50; 1500-2995: 90;"
+        " 3000 and more: 120" + (f"; from {r.six_player_150_threshold}: 150"
+                                 if r.players == 6 else "") + ".", hang=0)
+    say("Full rules: docs/RULES.md.  Change an option with --set name=value.", hang=0)
 
 
 def position(
@@ -95,5 +101,5 @@ def position(
         typer.echo(json.dumps({"observation": obs, "moves": legal}, indent=2))
         return
     names = [f"seat {i}" for i in range(r.players)]
-    typer.echo(render_table(obs, [], names, Style(color=False)))
-    typer.echo("Legal moves: " + ", ".join(legal))
+    say(render_table(obs, [], names, Style(color=False), stream_width()))
+    say("Legal moves: " + ", ".join(legal))

@@ -50,8 +50,10 @@ DealerOpt = Annotated[int | None, typer.Option(help="First dealer's seat.")]
 
 
 def fail(message: str) -> typer.Exit:
-    """``error: message`` on stderr; raise what this returns to exit with code 2."""
-    typer.echo(f"error: {message}", err=True)
+    """``error: message`` on stderr (wrapped to a terminal's width); raise what this returns
+    to exit with code 2."""
+    from ..ui.screen import say
+    say(f"error: {message}", err=True, hang=7)
     return typer.Exit(2)
 
 

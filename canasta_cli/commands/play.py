@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..core.reasons import GameEnd
+from ..core.reasons import GOES_ON, GameEnd
 from ..private_files import os_message
 from ..safetext import visible
 from ..seats.contain import hide
@@ -49,9 +49,12 @@ def play(
     = None,
     seat: Annotated[list[str] | None, typer.Option(
         "--seat", "-s", help="Every seat in order: 'human' (or human:NAME), builtin:greedy,"
-        " builtin:random or a bot command. Default: you in seat 0, greedy players elsewhere.")]
+        " builtin:random or a bot command. Default: you in seat 0, built-in players of --level"
+        " (hard) elsewhere.")]
     = None,
-    resume: Annotated[Path | None, typer.Option(help="Continue a saved game.")] = None,
+    resume: Annotated[Path | None, typer.Option(
+        help="Continue a saved game: its file, or 'last' for the latest unfinished one (see"
+        " canasta games).")] = None,
     save_dir: Annotated[Path | None, typer.Option(
         help="Where games are saved (default: ~/.local/share/canasta/games).")] = None,
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols.")]
@@ -78,6 +81,17 @@ def play(
         " (beatable on purpose), normal (greedy), hard (searches; answers within a second)."
         " Seats also take builtin:easy, builtin:normal, builtin:hard, builtin:search.")]
     = "hard",
+    four_color: Annotated[bool | None, typer.Option(
+        "--four-color/--two-color", help="Each suit its own colour (clubs green, diamonds"
+        " blue), or hearts and diamonds red; the choice is kept for the next games.")]
+    = None,
+    plain: Annotated[bool, typer.Option(
+        "--plain", help="Plain lines, no colour, no screen control (screen readers, scripts):"
+        " as when the output is piped.")] = False,
+    undo: Annotated[bool, typer.Option(
+        "--undo", help="Offer 'undo' (take back your melds of the turn before you discard)"
+        " even with bot programs or other people at the table; with built-in players only,"
+        " it is offered anyway.")] = False,
 ) -> None:
     """Play Canasta at the prompt against built-in players or bots."""
     # Loaded when the command runs, as in every command module: the prompt (prompt_toolkit)
@@ -88,9 +102,26 @@ def play(
     setup_box(seat or [], sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk,
               bot_writable)
     bounds.enforce(bounds.check_directory, "--save-dir", save_dir)
-    table = playmod.make_table(ascii_only, no_color)
+    if four_color is not None:
+        try:
+            playmod.save_setting("four_color", four_color)
+        except OSError as exc:
+            typer.echo(f"note: the colour choice was not saved: {exc}", err=True)
+    colors = four_color if four_color is not None else \
+        bool(playmod.load_settings().get("four_color"))
+    if plain and sum(1 for s in seat or [] if s == "human" or s.startswith("human:")) > 1:
+        raise fail("--plain cannot hide one player's hand from the next: a hot-seat game needs"
+                   " the terminal's screen")
+    table = playmod.make_table(ascii_only, no_color, colors, plain)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
+    if resume is not None and str(resume) == "last" and not resume.exists():
+        from ..saved_games import latest_unfinished
+        where = save_dir or playmod.save_dir()
+        latest = latest_unfinished(where)
+        if latest is None:
+            raise fail(f"no unfinished game saved in {where}: start one with canasta play")
+        resume = latest
     if resume is not None:
         hide(resume.resolve().parent)
     try:
@@ -113,6 +144,7 @@ def play(
         else:
             setup, record = _new_game(rules, set_, seed, seat, save_dir, deck, dealer, scores,
                                       hand, level)
+        table.undo = undo or playmod.undo_by_default(setup.specs)
         result = playmod.run(setup, record, table, tc, sandbox)
     except RecordError as exc:
         raise fail(str(exc)) from None
@@ -120,12 +152,28 @@ def play(
         raise fail(str(exc)) from None
     except OSError as exc:  # the save cannot be written (a full disk, a link in its place)
         raise fail(f"cannot write {visible(os_message(exc))}") from None
+    # Each hint is one line, never wrapped by the program: it can be copied whole.
     if result.reason == GameEnd.SAVED:
-        table.terminal.show(f"Game saved to {record}\nResume with:"
-                            f" {playmod.resume_command(record)}")
+        table.terminal.raw(f"Game saved to {record}")
+        table.terminal.raw(f"Resume with: {playmod.resume_command(record)}")
     else:
-        table.terminal.show(f"The game is recorded in {record}\nReplay it with: canasta"
-                            f" replay {record}")
+        table.terminal.raw(f"Replay it with: {playmod.replay_command(record)}")
+    _count(record, result.reason)
+
+
+def _count(record: Path, reason: str) -> None:
+    """A finished game goes into the statistics (canasta stats); a store that cannot be
+    written is said, and the game stays recorded."""
+    import sqlite3
+
+    from ..records import RecordError
+    from ..stats import record_game, stats_path
+    if reason in GOES_ON or not record.exists():
+        return
+    try:
+        record_game(record)
+    except (OSError, sqlite3.Error, RecordError) as exc:
+        typer.echo(f"note: the statistics in {stats_path()} were not updated: {exc}", err=True)
 
 
 def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[str] | None,

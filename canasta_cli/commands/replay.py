@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -14,6 +14,7 @@ from ..records import RecordError, load_record, sealed_parts
 from ..replay import Replay, verify
 from ..replay import replay as run_replay
 from ..ui.render import Style, fit, render_table, seat_labels
+from ..ui.screen import rows, say, stream_width, tail_fitting
 from .options import fail, next_step
 
 
@@ -24,11 +25,19 @@ def register(app: typer.Typer) -> None:
 
 def replay(
     record: Annotated[Path, typer.Argument(help="A game record (.jsonl) written by a match.")],
-    seat: Annotated[int | None, typer.Option(help="Show the game as this seat saw it.")] = None,
+    seat: Annotated[int | None, typer.Option(
+        help="Show the game as this seat saw it (an unfinished save of yours: your seat, by"
+        " default).")] = None,
     verify_: Annotated[bool, typer.Option(
         "--verify", help="Re-play every move through the engine and check every event and score.")]
     = False,
-    step: Annotated[bool, typer.Option(help="Wait for Enter after each move.")] = False,
+    step: Annotated[bool, typer.Option(
+        help="Wait for Enter after each player's turn (with --seat: the table as it saw it).")]
+    = False,
+    each_event: Annotated[bool, typer.Option(
+        "--each-event", help="With --step: wait after every event, not every turn (with"
+        " --seat: after every move, with the table).")]
+    = False,
     html: Annotated[Path | None, typer.Option(
         help="Write a self-contained HTML replay viewer to this file (opens at --seat's view).")]
     = None,
@@ -42,12 +51,11 @@ def replay(
         lines = load_record(record)
         secret = None
         if sealed_parts(lines) is None and lines[0].get("secret"):
-            # A saved game that goes on later: its hidden cards stay hidden here too.
+            # A saved game that goes on later: only its player's own view is shown.
             from ..play import load_secret  # with the prompt: loaded only for a save
             secret = load_secret(record, lines)
-            public = True
-            if seat is not None:
-                raise fail("this game is not over: only the public view of it is shown")
+            seat = _own_seat(lines[0], seat)
+            public = seat is None
         rep = verify(lines, secret) if verify_ else run_replay(lines, secret)
     except RecordError as exc:
         raise fail(str(exc)) from None
@@ -64,36 +72,83 @@ def replay(
             typer.echo(f"MISMATCH: {m}")
         raise typer.Exit(1)
     if step and seat is not None:
-        _step_through(rep, seat, [str(n) for n in rep.header.get("seats", [])])
+        _step_through(rep, seat, [str(n) for n in rep.header.get("seats", [])], each_event)
         return
-    for who, move, evs in rep.steps:
+    width = stream_width()
+    style = Style(color=False, ascii=not _utf8())
+    card = style.card if width else None  # a terminal reads 6♥ as on the table; pipes 6h
+    for i, (who, move, evs) in enumerate(rep.steps):
         if move is not None:
-            typer.echo(f"--> seat {who}: {move}")
+            say(f"--> seat {who}: {move}")
         for e in evs:
             shown = e.view(-1) if public else e.view(seat) if seat is not None else e.full()
-            typer.echo("    " + describe_event(shown))
-        if step and move is not None and not next_step():
+            say("    " + (describe_event(shown, card=card) if card else describe_event(shown)))
+            if step and each_event and not next_step():
+                return
+        if step and not each_event and move is not None and _turn_ends(rep, i) \
+                and not next_step():
             return
 
 
-def _step_through(rep: Replay, seat: int, names: list[str]) -> None:
-    """``replay --step --seat N``: the table as seat N saw it before each of its decisions
-    and after each move, with what happened in between."""
+def _utf8() -> bool:
+    import sys
+    return "utf" in (getattr(sys.stdout, "encoding", "") or "").lower()
+
+
+def _own_seat(header: dict[str, Any], seat: int | None) -> int | None:
+    """The seat an unfinished save may be shown from: its one person's seat.  The other
+    seats' hands stay hidden; a save of several people at one terminal shows none."""
+    specs = [str(x) for x in header.get("seats", [])]
+    humans = [i for i, spec in enumerate(specs) if spec == "human" or spec.startswith("human:")]
+    if seat is None:
+        return humans[0] if len(humans) == 1 else None
+    if len(humans) == 1 and seat == humans[0]:
+        return seat
+    raise fail("this game is not over: it is shown only from its player's own seat"
+               + (f" (--seat {humans[0]})" if len(humans) == 1 else
+                  ", and several people share it: from no seat until it ends"))
+
+
+def _turn_ends(rep: Replay, i: int) -> bool:
+    """Whether step ``i`` is the last move of a player's turn (the next move is somebody
+    else's, or there is none)."""
+    who = rep.steps[i][0]
+    return i + 1 >= len(rep.steps) or rep.steps[i + 1][0] != who
+
+
+def _step_through(rep: Replay, seat: int, names: list[str], each_event: bool = False) -> None:
+    """``replay --step --seat N``: the table as seat N saw it after each player's turn (or
+    each event), with what happened in between."""
     states = rep.states
     steps = rep.steps
-    style = Style(color=False)
-    width = shutil.get_terminal_size((80, 24)).columns
+    style = Style(color=False, ascii=not _utf8())
+    width = stream_width()
+    height = shutil.get_terminal_size((80, 24)).lines if width else 0
     players = len(states[0].hands)
     names = names if len(names) == players else [f"seat {i}" for i in range(players)]
-    labels = seat_labels(seat, names, states[0].rules.partnerships)
+    labels = seat_labels(seat, names, states[0].rules.partnerships, states[0].rules.sides)
+
+    def label(s: int) -> str:
+        return labels[s] if 0 <= s < players else str(s)
+
+    told: list[str] = []
     for i, ((who, move, evs), state) in enumerate(zip(steps, states, strict=False)):
-        lines = [f"--> {labels[who]}: {move}"] if move is not None and who is not None else []
-        lines += ["    " + x for x in story([e.view(seat) for e in evs],
-                                            lambda s: labels[s] if 0 <= s < players else str(s))]
-        typer.echo(fit("\n".join(lines), width))
+        if move is not None and who is not None:
+            told.append(f"--> {labels[who]}: {move}")
+        told += ["    " + x for x in story([e.view(seat) for e in evs], label, style.card)]
+        if not each_event and i and not _turn_ends(rep, i) and not state.is_over:
+            continue
+        obs = observation(state, seat, history=False)
+        table = [] if state.is_over else [render_table(obs, [], names, style, width,
+                                                       max(height - 8, 10) if height else 0)]
+        room = max(height - 2 - rows(table, width), 3) if height else 0
+        shown = tail_fitting(told, room, width) if height else told
+        if len(shown) < len(told):
+            shown = [f"({len(told) - len(shown)} earlier lines of this turn not shown)",
+                     *shown[1:]]
+        typer.echo(fit("\n".join(shown + table), width))
+        told = []
         if state.is_over:
             break
-        obs = observation(state, seat, history=False)
-        typer.echo(fit(render_table(obs, [], names, style), width))
         if i + 1 < len(steps) and not next_step():
             return

@@ -17,6 +17,7 @@ from .cards import (
     DEUCE,
     JOKER,
     KIND_OF,
+    KIND_VALUE,
     RED3,
     VALUE_OF,
 )
@@ -150,9 +151,28 @@ def check_sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | Non
         if state.is_over or state.actor != actor:
             return i, "your turn is over by then"
         if move not in legal_moves(state):
-            return i, explain(state, move)
+            return i, _short_of_minimum(state, moves[i:]) or explain(state, move)
         state = apply(state, move)
     return None
+
+
+def _short_of_minimum(state: GameState, rest: list[Move]) -> str | None:
+    """A first meld's line refused because its melds fall short of the minimum, said with
+    the line's total against the minimum (rather than why its first meld alone is refused)."""
+    if state.side_open_at_start or not any(isinstance(m, Meld) for m in rest) \
+            or any(isinstance(m, (TakePile, Add)) for m in rest):
+        return None
+    minimum = state.rules.initial_minimum(state.scores[state.rules.side_of(state.actor)])
+    total = state.opening_total + sum(
+        KIND_VALUE[m.rank] * m.naturals + KIND_VALUE[DEUCE] * m.deuces
+        + KIND_VALUE[JOKER] * m.jokers for m in rest if isinstance(m, Meld))
+    if total >= minimum:
+        return None
+    return (f"{SHORT_LINE} {total}, short of your side's minimum of {minimum} for its first"
+            " melds this hand")
+
+
+SHORT_LINE = "the melds of this line total"  # how a line refused as a whole begins
 
 
 # Internals -----------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ class Ruleset:
     max_hands: int = 200
     max_turns: int = 20000
     cutthroat: bool = False
+    three_partnerships: bool = False  # six players as three partnerships of two (§14.3)
 
     def __post_init__(self) -> None:
         problems = list(_problems(self))
@@ -77,6 +78,8 @@ class Ruleset:
 
     @property
     def sides(self) -> int:
+        if self.three_partnerships:
+            return 3
         return 2 if self.partnerships else self.players
 
     @property
@@ -84,13 +87,16 @@ class Ruleset:
         return self.partnerships and self.permission_enabled
 
     def side_of(self, seat: int) -> int:
-        return seat % 2 if self.partnerships else seat
+        return seat % self.sides if self.partnerships else seat
 
     def seats_of(self, side: int) -> tuple[int, ...]:
         return tuple(s for s in range(self.players) if self.side_of(s) == side)
 
     def partner_to_ask(self, seat: int) -> int:
-        """The teammate asked "may I go out?": the partner, or in six-player the next teammate."""
+        """The teammate asked "may I go out?": the partner, or in six-player the next teammate
+        (with three partnerships of two, the partner opposite)."""
+        if self.three_partnerships:
+            return (seat + 3) % self.players
         return (seat + 2) % self.players
 
     def initial_minimum(self, score: int) -> int:
@@ -127,11 +133,13 @@ class Ruleset:
         return dataclasses.replace(self, **options)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every option; ``cutthroat`` only when on, so that records and messages of the other
-        games stay exactly as they were before the option existed."""
+        """Every option; ``cutthroat`` and ``three_partnerships`` only when on, so that records
+        and messages of the other games stay exactly as they were before the options existed."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         if not self.cutthroat:
             del out["cutthroat"]
+        if not self.three_partnerships:
+            del out["three_partnerships"]
         return out
 
     @classmethod
@@ -186,6 +194,8 @@ def _problems(r: Ruleset) -> list[str]:
         out.append("max_hands must be at least 1")
     if r.max_turns < 1:
         out.append("max_turns must be at least 1")
+    if r.three_partnerships and r.players != 6:
+        out.append("three_partnerships needs players=6 (three partnerships of two)")
     return out
 
 
@@ -200,6 +210,8 @@ PRESETS: dict[str, Ruleset] = {
                                       cutthroat=True),
     "six-player": Ruleset(name="six-player", players=6, hand_size=13, target=10000,
                           canastas_to_go_out=2),
+    "six-player-pairs": Ruleset(name="six-player-pairs", players=6, hand_size=13, target=7500,
+                                canastas_to_go_out=2, three_partnerships=True),
     "pagat": Ruleset(name="pagat", concealed_canasta_bonus=0, wild_le_natural=False,
                      upcard_cover="red_three_or_wild"),
 }
@@ -249,7 +261,9 @@ def describe(r: Ruleset) -> list[tuple[str, str]]:
              3: "3 players: the first to take the pile plays alone, the other two as partners"
              if r.cutthroat else "3 players, each alone",
              4: "4 players in two partnerships, partners opposite",
-             6: "6 players in two partnerships of three, alternating"}[r.players]
+             6: "6 players in three partnerships of two, partners opposite"
+             if r.three_partnerships else
+             "6 players in two partnerships of three, alternating"}[r.players]
     return [
         ("players", seats + f"; a pack of {r.deck_size} cards ({r.decks} decks with jokers)"),
         ("target", f"the game ends after a hand in which a {side} reaches {r.target}"),
@@ -311,4 +325,8 @@ def describe(r: Ruleset) -> list[tuple[str, str]]:
          " melds as partners for the rest of the hand; partners score the partnership's total,"
          " but red threes count for their owner alone; minimums go by each player's own score"
          if r.cutthroat else "off: no cut-throat partnerships"),
+        ("three_partnerships", "six players in three partnerships of two, partners opposite"
+         " (seats 0 and 3, 1 and 4, 2 and 5): melds, minimums, going out and scores per"
+         " partnership" if r.three_partnerships else
+         "off" + (": two partnerships of three, alternating" if r.players == 6 else "")),
     ]

@@ -121,8 +121,11 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         if state is None:
             raise RuntimeError("call reset() before using the environment")
         seat = self._index[agent]
-        mask = self.table.mask(legal_moves(state)) if state.actor == seat \
-            else self._no_mask.copy()
+        if state.actor == seat:
+            legal = state._legal  # legal_moves' cache, filled by its first call
+            mask = self.table.mask(legal if legal is not None else legal_moves(state))
+        else:
+            mask = self._no_mask.copy()
         return {"observation": self.encoder.from_state(state, seat, self.tracker),
                 "action_mask": mask}
 
@@ -131,7 +134,9 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._state()
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() before using the environment")
         if type(action) is not int:
             action = self._action_index(action)
         if not 0 <= action < self._size:
@@ -142,24 +147,46 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             raise IllegalActionError(f"action {action} ({self.table.text(action)}) is not"
                                      f" legal for {agent} now: {exc.reason}") from None
         self.state_ = after
-        # The tracker reads the events of this move (the log is a cons list, newest first).
-        stop = self._seen_log
-        node = after.log
+        # The tracker reads the events of this move (the log is a cons list, newest first):
+        # most moves log one.
+        node, stop = after.log, self._seen_log
+        if node is not stop and node is not None:
+            if node[0] is stop:
+                handler = _HANDLERS.get(type(node[1]))
+                if handler is not None:
+                    handler(self.tracker, node[1])
+                elif self.tracker._pending is not None:
+                    self.tracker.settle()
+            else:
+                self._track(node, stop)
+            self._seen_log = node
+        self.moves_made += 1
+        self._cumulative_rewards[agent] = 0.0
+        if (self._rewarded or after.results is not state.results
+                or after.phase is Phase.GAME_OVER or self.max_moves is not None):
+            self._settle(state, after, agent)
+        else:
+            self.agent_selection = self.possible_agents[after.actor]
+        if self.render_mode == "human":
+            self.render()
+
+    def _track(self, node: Any, stop: Any) -> None:
+        """Feed the tracker the events logged after ``stop`` up to ``node``, oldest first."""
         fresh = []
         while node is not stop and node is not None:
             fresh.append(node[1])
             node = node[0]
         tracker = self.tracker
-        handlers = _HANDLERS
         for event in reversed(fresh):
-            handler = handlers.get(type(event))
+            handler = _HANDLERS.get(type(event))
             if handler is not None:
                 handler(tracker, event)
             elif tracker._pending is not None:
                 tracker.settle()
-        self._seen_log = after.log
-        self.moves_made += 1
-        self._cumulative_rewards[agent] = 0.0
+
+    def _settle(self, state: GameState, after: GameState, agent: str) -> None:
+        """The rest of a step that ends a hand or the game, follows a rewarded step, or may
+        reach the move cap: rewards, terminations, truncations and the next agent."""
         if self._rewarded:
             self._clear_rewards()
             self._rewarded = False
@@ -176,8 +203,6 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             self.agent_selection = self.possible_agents[after.actor]
         if self._rewarded:
             self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
 
     def render(self) -> str | None:
         if self.render_mode is None:

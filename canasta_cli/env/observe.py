@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import add, attrgetter, itemgetter, sub
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..core.cards import (
@@ -150,6 +150,7 @@ _NO_KIND = (0,) * N_KINDS
 _TOP_VEC = tuple(_onehot(N_KINDS, k) for k in range(N_KINDS))
 _STOPS = frozenset({DEUCE, JOKER, BLACK3})
 _MELDED = attrgetter("melded")
+_from_bytes = int.from_bytes
 _TOP_BYTES: dict[int | None, bytes] = {k: bytes(_TOP_VEC[k]) for k in range(N_KINDS)}
 _TOP_BYTES[None] = bytes(N_KINDS)
 
@@ -193,14 +194,38 @@ def _view_block(row: list[dict[str, Any]]) -> list[int]:
 def _state_block(info: RowInfo, row: tuple[MeldState | None, ...]) -> bytes:
     """The same from the engine's summary of the row (``RowInfo``)."""
     natural = mixed = 0
-    for n, w in zip(info.nat, info.wild, strict=True):
-        if n + w >= 7:
-            if w:
-                mixed += 1
-            else:
-                natural += 1
+    if info.canastas:
+        for t, w in zip(info.tot, info.wild, strict=True):
+            if t >= 7:
+                if w:
+                    mixed += 1
+                else:
+                    natural += 1
     b3 = row[BLACK3]
     return bytes((*info.nat, *info.wild, natural, mixed, len(b3.cards) if b3 else 0))
+
+
+class _Stage:
+    """One seat's staging buffer for ``Encoder.from_state``: the vector as bytes (a uint8
+    array and a memoryview to write it), the key of its table parts, the facts last
+    written into it, its phase and turn-seat bytes and its rotations."""
+
+    __slots__ = ("array", "view", "key", "facts", "head", "rot_seats", "rot_sides")
+
+    def __init__(self, size: int, key: int, head: dict[tuple[int, int], bytes],
+                 rot_seats: Callable[[Any], tuple[Any, ...]],
+                 rot_sides: Callable[[Any], tuple[Any, ...]]) -> None:
+        self.array = _frombuffer(bytearray(size), _UINT8)
+        self.view = memoryview(self.array)
+        self.key = key
+        self.facts: bytes | None = None
+        self.head, self.rot_seats, self.rot_sides = head, rot_seats, rot_sides
+
+
+# A table key's rows part (the minfo, team and lone it was read from, and its bytes) and
+# points part (the scores, their bytes or zeros, and float32 values when they do not fit).
+_Rows = tuple[tuple[RowInfo, ...], tuple[int, ...], int | None, bytes]
+_Points = tuple[tuple[int, ...], bytes, Any]
 
 
 class Encoder:
@@ -215,7 +240,17 @@ class Encoder:
         self._rel_sides = tuple(tuple((side + i) % s for i in range(s)) for side in range(s))
         self._seat_vec = tuple(_onehot(p, i) for i in range(p))
         self._side_vec = tuple(_onehot(s, i) for i in range(s))
-        self._blocks: dict[int, tuple[RowInfo, bytes]] = {}
+        # Caches of from_state: per seat its staging buffer; per table key (the side, or
+        # the seat in cut-throat) the table's parts; per row of melds its block.
+        self._stages: list[_Stage | None] = [None] * p
+        self._table_keys = tuple(seat if rules.cutthroat else rules.side_of(seat)
+                                 for seat in range(p))
+        self._red3: list[tuple[tuple[tuple[int, ...], ...], bytes] | None] = [None] * p
+        self._rows: list[_Rows | None] = [None] * p
+        self._points: list[_Points | None] = [None] * p
+        self._piles: tuple[Any, ...] | None = None
+        self._blocks: list[tuple[RowInfo, tuple[MeldState | None, ...], bytes] | None] = \
+            [None] * s
         # Per seat: its side, the phase and turn-seat bytes, and getters rotating per-seat
         # and per-side tuples into relative order.
         self._seat_info = tuple(
@@ -225,11 +260,11 @@ class Encoder:
              itemgetter(*self._rel_seats[seat]), _getter(self._rel_sides[rules.side_of(seat)]),
              rules.cutthroat)
             for seat in range(p))
-        self._points: dict[int, tuple[tuple[int, ...], Any]] = {}
         self._zero_points = bytes(2 * s)
         at = self.layout.offsets
         self._opening_at = at["turn"] + 4
         self._points_at = slice(at["scores"], at["scores"] + 2 * s)
+        self._facts_at = at["known"]
 
     def tracker(self) -> PublicTracker:
         """A fresh tracker for a game under this ruleset."""
@@ -240,57 +275,117 @@ class Encoder:
         """The vector for ``seat``, from the public parts of ``state`` and ``tracker``.
 
         Every count fits a byte (the tracker's counts are bytes already), so the vector is
-        joined from bytes, each row of melds cached by the identity of its summary (state
-        fields are immutable and replaced when they change), and converted once; the fields
-        that hold points are written after."""
-        if _frombuffer is None:
-            _load_numpy()
+        laid out as bytes in the seat's staging buffer and converted once into a new array.
+        The table's parts (red threes; the rows of melds; scores and minimums) are kept
+        per side (per seat in cut-throat) with the state fields they were read from, and
+        rebuilt only when one of those was replaced (state fields are immutable); the
+        tracker's facts are cached by the tracker and written when they change.  Points
+        that do not fit a byte are written after the conversion."""
+        stage = self._stages[seat]
+        if stage is None:
+            stage = self._stage(seat)
         if tracker._pending is not None:
             tracker.settle()
-        side, head, rot_seats, rot_sides, cut = self._seat_info[seat]
-        minfo, team, pile, perm = state.minfo, state.team, state.pile, state.permission
-        top = KIND_OF[pile[-1]] if pile else None
-        hand = state.hc[seat]
+        key = stage.key
+        red3 = self._red3[key]
+        if red3 is None or red3[0] is not state.red3:
+            red3 = self._red3[key] = (state.red3, bytes(map(len, stage.rot_sides(state.red3))))
+        rows = self._rows[key]
+        if (rows is None or rows[0] is not state.minfo or rows[1] is not state.team
+                or rows[2] != state.lone):
+            rows = self._rows_of(state, seat)
+        points = self._points[key]
+        if points is None or points[0] is not state.scores:
+            points = self._points_of(state, seat)
+        pile, frozen = state.pile, state.pile_frozen
+        unmelded = not state.minfo[state.team[seat]].melded
+        piles = self._piles
+        if (piles is None or piles[0] is not pile or piles[1] is not tracker
+                or piles[2] != frozen or piles[3] != unmelded):
+            piles = self._piles_of(pile, tracker, frozen, unmelded)
+        perm = state.permission
+        opening = state.opening_total
+        hand = bytes(state.hc[seat])
         at = seat * N_KINDS
-        pieces: list[bytes | bytearray] = [head[id(state.phase), state.turn_seat], bytes(hand),
-                  bytes(map(len, rot_seats(state.hands))), _TOP_BYTES[top],
-                  bytes((len(pile), state.pile_frozen,
-                         state.pile_frozen or not minfo[team[seat]].melded, top in _STOPS)),
-                  tracker.pile_counts,
-                  bytes((len(state.stock), state.took_pile, state.asked, perm is True,
-                         perm is False, 0)),
-                  bytes(map(sub, map(add, tracker.hidden, tracker.known[at:at + N_KINDS]),
-                            hand)),
-                  bytes(map(len, rot_sides(state.red3)))]
-        if cut:
-            pieces.append(bytes(minfo[team[a]].melded for a in self._rel_sides[side]))
-            pieces.append(bytes(self._seat_vec[(state.lone - seat) % self.rules.players])
-                          if state.lone is not None else bytes(self.rules.players))
-            pieces.append(bytes(v for s in self._rel_seats[seat]
-                                for v in self._side_vec[(team[s] - side) % self.rules.sides]))
-        else:
-            pieces.append(bytes(map(_MELDED, rot_sides(minfo))))
-        blocks = self._blocks
-        melds = state.melds
-        for a in self._rel_sides[side]:
-            info = minfo[a]
-            hit = blocks.get(a)
-            if hit is None or hit[0] is not info:
-                hit = blocks[a] = (info, _state_block(info, melds[a]))
-            pieces.append(hit[1])
-        scores = state.scores
-        points = self._points.get(side)
-        if points is None or points[0] is not scores:
-            order = self._rel_sides[side]
-            points = self._points[side] = (scores, _array(
-                [scores[a] for a in order] + [self.rules.initial_minimum(scores[a])
-                                              for a in order], _FLOAT32))
-        pieces.append(self._zero_points)
-        pieces.append(tracker.facts(seat))
-        vec = _frombuffer(b"".join(pieces), _UINT8).astype(_FLOAT32)
-        vec[self._opening_at] = state.opening_total
-        vec[self._points_at] = points[1]
+        # unseen = hidden + known[seat] - hand, per kind, as one byte-wise sum: every term
+        # and partial sum is a count below 256, and no kind goes below zero (the seat's
+        # cards are each hidden or known to be in its hand), so nothing carries or borrows.
+        unseen = (_from_bytes(tracker.hidden, "little")
+                  + _from_bytes(tracker.known[at:at + N_KINDS], "little")
+                  - _from_bytes(hand, "little")).to_bytes(N_KINDS, "little")
+        view = stage.view
+        view[:self._facts_at] = b"".join((
+            stage.head[id(state.phase), state.turn_seat], hand,
+            bytes(map(len, stage.rot_seats(state.hands))), piles[4],
+            bytes((len(state.stock), state.took_pile, state.asked, perm is True,
+                   perm is False, opening if 0 <= opening < 256 else 0)),
+            unseen, red3[1], rows[3], points[1]))
+        facts = tracker.facts(seat)
+        if stage.facts is not facts:
+            view[self._facts_at:] = facts
+            stage.facts = facts
+        vec = stage.array.astype(_FLOAT32)
+        if not 0 <= opening < 256:
+            vec[self._opening_at] = opening
+        if points[2] is not None:
+            vec[self._points_at] = points[2]
         return vec  # type: ignore[no-any-return]
+
+    def _piles_of(self, pile: tuple[int, ...], tracker: PublicTracker, frozen: bool,
+                  unmelded: bool) -> tuple[Any, ...]:
+        """pile_top to pile_cards, kept for the next call with the same pile and tracker
+        (the tracker's pile counts change only with the pile)."""
+        top = KIND_OF[pile[-1]] if pile else None
+        piles = self._piles = (pile, tracker, frozen, unmelded, b"".join((
+            _TOP_BYTES[top], bytes((len(pile), frozen, frozen or unmelded, top in _STOPS)),
+            tracker.pile_counts)))
+        return piles
+
+    def _stage(self, seat: int) -> _Stage:
+        if _frombuffer is None:
+            _load_numpy()
+        side, head, rot_seats, rot_sides, _ = self._seat_info[seat]
+        stage = self._stages[seat] = _Stage(self.size, self._table_keys[seat], head, rot_seats,
+                                            rot_sides)
+        return stage
+
+    def _rows_of(self, state: GameState, seat: int) -> _Rows:
+        """The rows part for ``seat``'s side (its seat in cut-throat): which rows hold a
+        meld (cut-throat: also the lone hand and the row each seat plays on), then each
+        row's block, cached by the identity of the row's summary."""
+        side, _, _, rot_sides, cut = self._seat_info[seat]
+        minfo, team, rules = state.minfo, state.team, self.rules
+        sides = self._rel_sides[side]
+        if cut:
+            pieces = [bytes(minfo[team[a]].melded for a in sides),
+                      bytes(self._seat_vec[(state.lone - seat) % rules.players])
+                      if state.lone is not None else bytes(rules.players),
+                      bytes(v for s in self._rel_seats[seat]
+                            for v in self._side_vec[(team[s] - side) % rules.sides])]
+        else:
+            pieces = [bytes(map(_MELDED, rot_sides(minfo)))]
+        blocks = self._blocks
+        for a in sides:
+            info, row = minfo[a], state.melds[a]
+            hit = blocks[a]
+            if hit is None or hit[0] is not info or hit[1] is not row:
+                hit = blocks[a] = (info, row, _state_block(info, row))
+            pieces.append(hit[2])
+        rows = self._rows[self._table_keys[seat]] = (minfo, team, state.lone,
+                                                     b"".join(pieces))
+        return rows
+
+    def _points_of(self, state: GameState, seat: int) -> _Points:
+        """Scores and minimums for ``seat``'s side: bytes when they all fit, else zeros and
+        the float32 values that ``from_state`` writes after the conversion."""
+        scores, rules = state.scores, self.rules
+        sides = self._rel_sides[self._seat_info[seat][0]]
+        values = [scores[a] for a in sides] + [rules.initial_minimum(scores[a]) for a in sides]
+        small = all(0 <= v < 256 for v in values)
+        points = self._points[self._table_keys[seat]] = (
+            scores, bytes(values) if small else self._zero_points,
+            None if small else _array(values, _FLOAT32))
+        return points
 
     def from_view(self, obs: dict[str, Any], tracker: PublicTracker) -> list[float]:
         """The vector from a protocol observation (``core.observation``) and the public

@@ -46,7 +46,7 @@ class PublicTracker:
     """
 
     __slots__ = ("players", "pack", "known", "known_faces", "discards", "pile", "pile_counts",
-                 "hidden", "_pending")
+                 "hidden", "_pending", "_facts")
 
     def __init__(self, players: int, decks: int) -> None:
         self.players = players
@@ -66,6 +66,7 @@ class PublicTracker:
         self.pile_counts = bytearray(N_KINDS)
         self.hidden = bytearray(self.pack)
         self._pending = None
+        self._facts: dict[int, bytes] = {}
 
     def copy(self) -> PublicTracker:
         new = object.__new__(PublicTracker)
@@ -78,6 +79,7 @@ class PublicTracker:
         new.pile_counts = bytearray(self.pile_counts)
         new.hidden = bytearray(self.hidden)
         new._pending = self._pending
+        new._facts = {}
         return new
 
     def known_of(self, seat: int) -> list[int]:
@@ -88,10 +90,13 @@ class PublicTracker:
 
     def facts(self, seat: int) -> bytes:
         """The ``known`` of the other seats then every seat's ``discards``, in playing
-        order from ``seat`` (the vector's last two fields)."""
-        k, d = self.known, self.discards
-        at, nxt = seat * N_KINDS, (seat + 1) * N_KINDS
-        return b"".join((k[nxt:], k[:at], d[at:], d[:at]))
+        order from ``seat`` (the vector's last two fields), kept until they change."""
+        hit = self._facts.get(seat)
+        if hit is None:
+            k, d = self.known, self.discards
+            at, nxt = seat * N_KINDS, (seat + 1) * N_KINDS
+            hit = self._facts[seat] = b"".join((k[nxt:], k[:at], d[at:], d[:at]))
+        return hit
 
     # The facts, one method per kind of public event -------------------------------------
 
@@ -105,6 +110,7 @@ class PublicTracker:
                 faces[face] = n - 1
             kind = KIND_OF[face]
             self.known[seat * N_KINDS + kind] -= 1
+            self._facts.clear()
             self.hidden[kind] += 1  # it goes on the table or the pile, counted there
 
     def _flush(self) -> None:
@@ -139,6 +145,7 @@ class PublicTracker:
         self.pile_counts[kind] += 1
         self.hidden[kind] -= 1
         self.discards[seat * N_KINDS + kind] += 1
+        self._facts.clear()
 
     def meld(self, seat: int, faces: tuple[int, ...]) -> None:
         """Settled by the next event: a pile take from the same seat means the meld holds
@@ -166,6 +173,7 @@ class PublicTracker:
         for f in faces:
             known[f] = known.get(f, 0) + 1
             counts[at + KIND_OF[f]] += 1
+        self._facts.clear()
         self.pile = []  # the pile became known cards: ``hidden`` does not change
         self.pile_counts = bytearray(N_KINDS)
 

@@ -67,9 +67,10 @@ class Prepared(dict[str, Any]):
     goes on the wire."""
 
     # Slots: one is made per event and seat, and per decision; no instance dict to fill.
-    __slots__ = ("_lazy", "_wire", "explain", "legal", "sequence")
+    __slots__ = ("_lazy", "_wire", "ahead", "explain", "legal", "sequence")
     explain: Callable[[Move], str]  # set for a person's seat only (see ``act_message``)
     sequence: Callable[[list[Move]], tuple[int, str] | None]
+    ahead: Callable[[list[str]], Any]  # protocol/ahead.py, for a person's seat only
     legal: list[Move] | None  # in-process players: the listed moves as engine objects
     _wire: bytes | None
 
@@ -318,7 +319,14 @@ def act_message(game: int, request: int, state: GameState, moves: list[Move],
     if explains:
         msg.explain = partial(_explain, state)
         msg.sequence = partial(_sequence, state)
+        msg.ahead = partial(_ahead, state)
     return msg
+
+
+def _ahead(state: GameState, texts: list[str]) -> Any:
+    """The turn after held melds (``protocol/ahead.py``); for people only, like ``explain``."""
+    from .ahead import ahead
+    return ahead(state, texts)
 
 
 def _explain(state: GameState, move: Move) -> str:

@@ -16,24 +16,44 @@ from ..event_text import story
 from ..protocol.messages import PROTOCOL
 from ..ui.prompt import Choice, InputError, Terminal, check_input
 from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
+from ..ui.screen import fit, rows
 from .base import Interrupted, Message, Seat
 
 _MOVES = NOTATION_HELP.split("\n\n", 1)[-1].rstrip()  # the table of moves, not the docstring's title
 
-HELP = f"""Commands: help, moves (list the legal moves), log (everything that happened this
-hand), score, hint (what the search player would do, and why), quit (saves the game).
-'hint' looks only at what your seat may see (your hand, the table, what was played), so it is
-offered in hot-seat games too: it cannot show anybody else's cards.
-Type a move and press Enter; Tab completes from the legal moves, Up/Down recalls history.
-Several moves in one line, separated by ';' (meld 6 6 6; meld A A A; discard 9), are played
-all together or, if one of them cannot be played, not at all: handy to reach the minimum.
-Moves:
-{_MOVES}
+HELP_PARAGRAPHS = [
+    "Commands: help, moves (the legal moves), log (everything that happened this hand),"
+    " score, hint (what the search player would do, and why), undo (takes back your last"
+    " meld or addition of this turn, before you discard; never a draw or a pile take), quit"
+    " (saves the game).",
+    "Type a move and press Enter; Tab completes from the legal moves, Up and Down recall"
+    " what you typed. Several moves in one line, separated by ';' (meld 6 6 6; meld A A A;"
+    " discard 9), are played all together or, if one cannot be played, not at all: handy"
+    " to reach the minimum. 'hint' sees only what your seat may see.",
+    "Rules in short: draw or take the pile, meld (3 or more cards of a rank; wild cards never"
+    " more than the naturals, nor more than 3), discard one card. Your side's first melds of a"
+    " hand must reach the minimum shown. Going out needs a canasta (7 or more cards). All the"
+    " rules: canasta rules, docs/RULES.md.",
+]
+_MOVE_ROWS = [line.strip() for line in _MOVES.splitlines() if line.strip()]
 
-Rules in short: draw or take the pile, meld (3+ cards of a rank, wild cards never more than the
-naturals nor over 3), discard one card.  Your side's first melds of a hand must reach the
-minimum shown.  Going out needs a canasta (7+ cards).  Full rules: canasta rules, docs/RULES.md.
-"""
+
+def help_text(width: int = 0) -> str:
+    """The help, each paragraph and each row of the moves table wrapped to ``width`` (the
+    moves' explanations under one another)."""
+    table = []
+    for row in _MOVE_ROWS:
+        move, _, what = row.partition("  ")
+        line = f"  {move:<21}{what.strip()}"
+        table.append(fit(line, width, hang=23) if width else line)
+    paragraphs = [fit(p, width, hang=0) if width else p for p in HELP_PARAGRAPHS]
+    return "\n".join([paragraphs[0], paragraphs[1], "Moves:", *table, paragraphs[2]])
+
+
+HELP = help_text()
+
+
+RESERVE_FINAL = 6  # rows kept under the last hand's summary: the verdict and the replay hint
 
 
 class SharedTable:
@@ -45,6 +65,7 @@ class SharedTable:
         self.humans: list[int] = []
         self.last_actor: int | None = None
         self.shown: set[tuple[str, int, int]] = set()
+        self.undo = False  # 'undo' offered (play: built-in opponents only, or --undo)
 
     def once(self, key: tuple[str, int, int]) -> bool:
         if key in self.shown:
@@ -66,18 +87,20 @@ class HumanSeat(Seat):
         self.obs: dict[str, Any] | None = None
         self.game = 0
         self.partnerships = True
+        self.sides = 2  # scores kept: 2 partnerships, 3 (six players in pairs), or one a player
         self.hand_over = False  # a hand ended since this seat last played
         self.history: list[dict[str, Any]] = []  # hand_ended events of this game
         self.replaying = False  # a resumed game's moves so far are being replayed
         self.queue: list[str] = []  # the rest of a line of several moves, checked whole
         self.hand_events: list[dict[str, Any]] = []  # this hand so far, for 'log'
+        self.pending_end: dict[str, Any] | None = None  # a hand_ended not shown yet
         from ..players.search import SearchPlayer
         # 'hint': sees what this seat sees; twice the deals of 'hard', the same every time
         self.advisor = SearchPlayer(seed=0, deals=96, infer=True)
 
     def _label(self, s: int) -> str:
         """What this player calls seat ``s`` (You, Partner, Left...)."""
-        labels = seat_labels(self.seat, self.names, self.partnerships)
+        labels = self._labels()
         return labels[s] if 0 <= s < len(labels) else f"seat {s}"
 
     def _hint(self, msg: Message) -> str:
@@ -105,13 +128,42 @@ class HumanSeat(Seat):
         self.table.humans.append(self.seat)
         return {"type": "ready", "protocol": PROTOCOL, "name": self.name}
 
+    @property
+    def my_side(self) -> int:
+        return self.seat % self.sides
+
+    def _labels(self) -> list[str]:
+        return seat_labels(self.seat, self.names, self.partnerships, self.sides)
+
+    def _show_hand_end(self, final: bool) -> None:
+        """The summary of the hand that just ended, held back until the next message says
+        whether the game ends with it: the last one leaves room for the game's verdict."""
+        event, self.pending_end = self.pending_end, None
+        if event is None:
+            return
+        terminal, style = self.table.terminal, self.table.style
+        plays = story([e for e in self.recent if e["type"] != "hand_ended"], self._label,
+                      style.card)
+        height = terminal.height
+        text = render_hand_end(event, self.my_side, self.partnerships, style, self._labels(),
+                               plays, terminal.width,
+                               max(8, height - (RESERVE_FINAL if final else 1)) if height else 0)
+        terminal.page(text)
+
     def send(self, msg: Message) -> None:
         self.advisor(msg)
         kind = msg.get("type")
+        if self.pending_end is not None:
+            final = kind == "game_end" or (kind == "event"
+                                           and msg["event"]["type"] == "game_ended")
+            self._show_hand_end(final)
         if kind == "game_start":
             self.seat, self.game = int(msg["seat"]), int(msg["game"])
             self.names = list(msg["names"])
             self.partnerships = int(msg["players"]) in (4, 6)
+            rules = msg.get("rules") or {}
+            self.sides = (3 if rules.get("three_partnerships") else 2) if self.partnerships \
+                else int(msg["players"])
             self.recent = []
             self.history = []
         elif kind == "event":
@@ -126,26 +178,34 @@ class HumanSeat(Seat):
                 self.history.append(event)
             if event["type"] == "hand_ended" and not self.replaying and self.table.once(
                     ("hand", self.game, event["hand"])):
-                my_side = self.seat % 2 if self.partnerships else self.seat
-                plays = story([e for e in self.recent if e["type"] != "hand_ended"], self._label)
-                self.table.terminal.show(render_hand_end(
-                    event, my_side, self.partnerships, self.table.style,
-                    seat_labels(self.seat, self.names, self.partnerships), plays))
+                self.pending_end = event
         elif kind == "game_end" and msg["reason"] not in GOES_ON \
                 and self.table.once(("game", self.game, 0)):
-            winner = msg["winner"]
-            my_side = self.seat % 2 if self.partnerships else self.seat
-            verdict = ("a draw" if winner is None else
-                       "you win!" if winner == my_side and len(self.table.humans) == 1 else
-                       f"{'side' if self.partnerships else 'player'} {winner} wins")
             self.table.terminal.show(self.table.style.bold(
-                f"== Game over ({msg['reason']}): {verdict} Final scores: "
+                f"== Game over ({str(msg['reason']).replace('_', ' ')}): "
+                f"{self._verdict(msg['winner'])} Final scores: "
                 + " / ".join(str(s) for s in msg["scores"]) + " =="))
         elif kind == "error":
             self.table.terminal.show(self.table.style.warn(f"Referee: {msg['message']}"))
 
+    def _verdict(self, winner: int | None) -> str:
+        """Who won, in this player's words (or by side, when several people share the
+        terminal and "you" would be ambiguous)."""
+        if winner is None:
+            return "a draw."
+        alone = len(self.table.humans) == 1
+        if self.partnerships:
+            if alone:
+                return "your side wins!" if winner == self.my_side else "the other side wins."
+            team = ", ".join(n for i, n in enumerate(self.names) if i % self.sides == winner)
+            return f"side {winner} ({team}) wins."
+        if alone:
+            return "you win!" if winner == self.seat else f"{self._label(winner)} wins."
+        return f"{self.names[winner]} wins."
+
     def request(self, msg: Message, timeout: float) -> Message:
         self.replaying = False
+        self._show_hand_end(False)
         if msg.get("type") != "act":
             raise Interrupted()
         if self.queue:
@@ -156,22 +216,43 @@ class HumanSeat(Seat):
         terminal, style = self.table.terminal, self.table.style
         obs = msg["observation"]
         self.obs = obs
+        handed_over = False
         if self.hand_over:
             self.hand_over = False
             if self.table.once(("next", self.game, int(obs["hand_no"]))):
-                terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")
-        if len(self.table.humans) > 1 and self.table.last_actor != self.seat:
+                if len(self.table.humans) > 1 and self.table.last_actor != self.seat:
+                    # One Enter: the summary shows every hand already, so nothing private
+                    # is on the screen while the next player comes to it.
+                    terminal.pause(f"Hand {obs['hand_no']}: seat {self.seat} ({self.name})"
+                                   " plays first: press Enter when nobody else can see the"
+                                   " screen. ")
+                    terminal.clear()
+                    handed_over = True
+                else:
+                    terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")
+        if len(self.table.humans) > 1 and self.table.last_actor != self.seat \
+                and not handed_over:
             terminal.clear()
             terminal.pause(f"Seat {self.seat} ({self.name}): press Enter when nobody else can see"
                            " the screen. ")
         self.table.last_actor = self.seat
-        terminal.show("")
-        terminal.show(render_table(obs, self.recent, self.names, style, terminal.width))
-        self.recent = []
+        height = terminal.height
+        first = self.table.once(("first", self.game, 0))
+        note = [style.dim("New here? 'help' lists the commands and moves; 'canasta learn'"
+                          " teaches the game.")] if first else []
+        budget = height - 2 - rows(note, terminal.width) if height else 0
+        text = render_table(obs, self.recent, self.names, style, terminal.width,
+                            max(budget, 6) if height else 0, self.hand_events)
+        lines = ([""] if not height or rows([text, *note], terminal.width) < height - 2
+                 else [])
+        terminal.show("\n".join(lines + [text] + note))
+        recent, self.recent = self.recent, []
         legal = [m["text"] for m in msg["moves"]]
         top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None
         explain = getattr(msg, "explain", None)
         sequence = getattr(msg, "sequence", None)
+        ahead = getattr(msg, "ahead", None) if self.table.undo else None
+        held: list[str] = []  # melds and additions not yet sent: 'undo' takes them back
         if obs["phase"] == "answer":
             asker = obs["turn_seat"]
             terminal.show(style.bold(f"{self._label(asker)} asks you: may I go out?"))
@@ -180,26 +261,74 @@ class HumanSeat(Seat):
             prompt = f"Seat {self.seat}, your move> "
 
         def check(text: str) -> Choice:
+            if text.strip().lower() == "undo":
+                return Choice(command="undo")
             return check_input(text, legal, top, explain, sequence)
+
+        def send(moves: list[str]) -> Message:
+            self.queue = moves[1:]
+            return {"type": "move", "id": msg["id"], "move": moves[0]}
+
+        def redraw(view: Any) -> None:
+            """The table after the held moves (or as dealt to this decision)."""
+            shown = view.observation if view is not None else obs
+            told = recent + (view.events if view is not None else [])
+            text = render_table(shown, told, self.names, style, terminal.width,
+                                max(terminal.height - 3, 6) if terminal.height else 0,
+                                self.hand_events + (view.events if view is not None else []))
+            terminal.show("\n".join(([""] if not terminal.height else []) + [text]))
+            if held:
+                terminal.show(style.dim(f"Held, not played yet: {'; '.join(held)}. 'undo'"
+                                        " takes back the last; the others see them when you"
+                                        " discard."))
 
         while True:
             choice = terminal.read_line(prompt, check, lambda: [*legal, "help", "moves",
-                                                               "log", "score", "quit"])
+                                                               "log", "score", "quit",
+                                                               *(["undo"] if held else [])])
             if choice.move is not None:
-                self.queue = list(choice.then)
-                return {"type": "move", "id": msg["id"], "move": choice.move}
+                line = [choice.move, *choice.then]
+                if ahead is not None and not choice.then:
+                    view = ahead([*held, choice.move])
+                    if view is not None:  # a meld or an addition: held until the discard
+                        held.append(choice.move)
+                        legal[:] = view.moves
+                        explain, sequence = view.explain, view.sequence
+                        redraw(view)
+                        continue
+                return send([*held, *line])
             if choice.command == "quit":
                 raise Interrupted()
+            if choice.command == "undo":
+                if not held:
+                    terminal.show("  nothing to undo: only your melds and additions of this"
+                                  " turn are taken back, never a draw or a pile take"
+                                  + ("" if self.table.undo else
+                                     " (and undo is off in this game: see play --undo)"))
+                    continue
+                taken = held.pop()
+                view = ahead(held) if held and ahead is not None else None
+                if view is not None:
+                    legal[:] = view.moves
+                    explain, sequence = view.explain, view.sequence
+                else:
+                    legal[:] = [m["text"] for m in msg["moves"]]
+                    explain = getattr(msg, "explain", None)
+                    sequence = getattr(msg, "sequence", None)
+                terminal.show(f"  took back: {taken}")
+                redraw(view)
+                continue
             if choice.command == "help":
-                terminal.show(HELP)
+                terminal.page(help_text(terminal.width))
             elif choice.command == "moves":
                 terminal.show("Legal moves: " + ", ".join(legal))
             elif choice.command == "log":
-                terminal.show("\n".join(story(self.hand_events, self._label)))
+                terminal.page("\n".join(story(self.hand_events, self._label, style.card)))
             elif choice.command == "score":
                 terminal.show(render_scores(obs, self.history, self.partnerships))
             elif choice.command == "hint":
-                terminal.show(self._hint(msg))
+                terminal.show("  hint looks at the turn before your held melds: discard,"
+                              " or undo them first" if held else self._hint(msg))
 
 
 __all__ = ["HumanSeat", "InputError", "SharedTable"]

@@ -38,9 +38,13 @@ def deal_seed(master: int, pair: tuple[str, str], deal: int) -> int:
 def seatings(rules: Ruleset, a: str, b: str) -> list[tuple[str, ...]]:
     """Every seating of a duplicate deal, so that each bot plays every hand of cards.
 
-    Partnerships: each bot takes one whole side, then the sides swap.  Two or three players:
+    Partnerships: each bot takes one whole side, then the sides swap (three partnerships:
+    every assignment of the bots to the sides in which both play).  Two or three players:
     every assignment of the two bots to the seats in which both play."""
     n = rules.players
+    if rules.partnerships and rules.sides > 2:  # three partnerships: both bots on some side
+        sides = [x for x in itertools.product((a, b), repeat=rules.sides) if a in x and b in x]
+        return sorted(tuple(x[rules.side_of(s)] for s in range(n)) for x in sides)
     if rules.partnerships:
         first = tuple(a if rules.side_of(s) == 0 else b for s in range(n))
         second = tuple(b if rules.side_of(s) == 0 else a for s in range(n))

@@ -19,11 +19,12 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..core import Move, NotationError, format_move, parse_move
+from ..core.engine import SHORT_LINE
 from ..core.errors import CanastaError
 from .interrupt import Interrupted
-from .render import fit
+from .screen import fit, split_rows
 
-COMMANDS = ("help", "moves", "log", "score", "hint", "quit")
+COMMANDS = ("help", "moves", "log", "score", "hint", "undo", "quit")
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,8 @@ def _check_line(parts: list[str], top_rank: int | None, sequence: Sequence | Non
     problem = sequence(moves)
     if problem is not None:
         i, reason = problem
+        if reason.startswith(SHORT_LINE):
+            raise InputError(f"nothing was played: {reason}")
         raise InputError(f"nothing was played: '{format_move(moves[i])}' (move {i + 1} of"
                          f" {len(moves)}) is not allowed: {reason}")
     texts = [format_move(m) for m in moves]
@@ -125,8 +128,34 @@ class Terminal:
         import shutil
         return shutil.get_terminal_size((80, 24)).columns
 
+    @property
+    def height(self) -> int:
+        """Rows of the screen (0 on pipes: no page is too long)."""
+        if not self.interactive:
+            return 0
+        import shutil
+        return shutil.get_terminal_size((80, 24)).lines
+
     def show(self, text: str) -> None:
         print(fit(text, self.width), file=self.out, flush=True)
+
+    def raw(self, text: str) -> None:
+        """A line as it is, never wrapped (a command to copy: the terminal folds it)."""
+        print(text, file=self.out, flush=True)
+
+    def page(self, text: str) -> None:
+        """``text`` a screen at a time: pages end at a form feed or when the screen is full,
+        each but the last followed by "Enter for more".  On pipes, the whole text at once."""
+        parts = [p.strip("\n") for p in text.split("\f")]
+        if self.height <= 0:
+            self.show("\n".join(parts))
+            return
+        pages = [chunk for part in parts
+                 for chunk in split_rows(part, self.width, self.height - 1)]
+        for i, chunk in enumerate(pages):
+            print(chunk, file=self.out, flush=True)
+            if i < len(pages) - 1:
+                self.pause(f"-- Enter for more ({i + 1} of {len(pages)}) -- ")
 
     def clear(self) -> None:
         """Clear the screen, then the terminal's scrollback (ESC [3J), so that nothing of the

@@ -6,21 +6,27 @@ human's seat may see.  Colour follows NO_COLOR and the terminal; ``ascii`` drops
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS as SYMBOLS
 from ..event_text import story
 from ..seat_names import split_name
+from .screen import choose, rows, tail_fitting
+from .screen import fit as fit  # re-exported: callers import it from here
+from .screen import visible_len as visible_len
 
 RANK_ORDER = ["Jo", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3"]
+
+
+FOUR_COLORS = {"c": "32", "d": "34", "h": "31", "s": ""}  # clubs green, diamonds blue
 
 
 @dataclass(frozen=True)
 class Style:
     color: bool = True
     ascii: bool = False
+    four_color: bool = False  # each suit its own colour (--four-color)
 
     def _wrap(self, code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
@@ -51,38 +57,10 @@ class Style:
         shown = rank + (suit if self.ascii else SYMBOLS[suit])
         if rank == "2":
             return self.wild(shown + "*")
+        if self.four_color:
+            code = FOUR_COLORS.get(suit, "")
+            return self._wrap(code, shown) if code else shown
         return self.red(shown) if suit in "dh" else shown
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def visible_len(text: str) -> int:
-    return len(_ANSI.sub("", text))
-
-
-def fit(text: str, width: int) -> str:
-    """``text`` with every line longer than ``width`` columns wrapped between words (a card
-    is a word: it is never cut), continuation lines indented; colour codes take no room.
-    ``width`` 0 leaves the text as it is (pipes)."""
-    if width <= 0:
-        return text
-    out: list[str] = []
-    for line in text.split("\n"):
-        if visible_len(line) <= width:
-            out.append(line)
-            continue
-        indent = " " * min(len(line) - len(line.lstrip(" ")) + 4, width // 3)
-        current, size = "", 0
-        for word in line.split(" "):
-            w = visible_len(word)
-            if current and size + 1 + w > width:
-                out.append(current)
-                current, size = indent + word, len(indent) + w
-            else:
-                current, size = (current + " " + word, size + 1 + w) if current else (word, w)
-        out.append(current)
-    return "\n".join(out)
 
 
 def plural(n: int, word: str) -> str:
@@ -120,17 +98,22 @@ def meld_line(meld: dict[str, Any], style: Style) -> str:
     return f"{label}: {cards}"
 
 
-def seat_labels(seat: int, names: list[str], partnerships: bool) -> list[str]:
-    """What a player calls each seat: You, Partner, Left, Right, Across... (a name given
-    with human:NAME or NAME=COMMAND is kept), so that no screen says a bare "seat 3"."""
+SIX_LABELS = ["You", "Left 1", "Left 2", "Across", "Right 2", "Right 1"]
+PAIRS_LABELS = ["You", "Left 1", "Left 2", "Partner", "Right 2", "Right 1"]
+
+
+def seat_labels(seat: int, names: list[str], partnerships: bool, sides: int = 2) -> list[str]:
+    """What a player calls each seat: You, Partner, Left, Right, Across (a name given with
+    human:NAME or NAME=COMMAND is kept), so that no screen says a bare "seat 3".  Six
+    players count around the table: Left 1 sits next to you, Left 2 beyond, then Across,
+    Right 2, Right 1 (with three partnerships of two, ``sides`` 3, your partner opposite is
+    Partner): no name reads as somebody else's partner."""
     n = len(names)
     relative = {2: ["You", "Opponent"],
                 3: ["You", "Left", "Right"],
                 4: ["You", "Left", "Partner", "Right"],
-                6: ["You", "Left", "Left partner", "Across", "Right partner", "Right"]}
+                6: PAIRS_LABELS if sides == 3 else SIX_LABELS}
     table = relative.get(n, ["You", *(f"Player {k}" for k in range(1, n))])
-    if not partnerships and n == 6:
-        table = ["You", *(f"Player {k}" for k in range(1, n))]
     out = []
     for s in range(n):
         name = names[s] if s < len(names) else ""
@@ -143,100 +126,189 @@ def seat_labels(seat: int, names: list[str], partnerships: bool) -> list[str]:
     return out
 
 
-def side_name(side: int, my_side: int, partnerships: bool) -> str:
-    if side == my_side:
-        return "us" if partnerships else "you"
-    return "them" if partnerships else f"player {side}"
+def side_name(side: int, my_side: int, partnerships: bool,
+              labels: list[str] | None = None, sides: int = 2) -> str:
+    """A side's name in a score column: us / them with partners (with three partnerships,
+    each other side by its players: ``Left 1+Right 2``); without, the player's own name from
+    ``labels`` (You, Left, Right, Opponent)."""
+    if partnerships and sides > 2 and side != my_side and labels is not None:
+        return "+".join(labels[s] for s in range(len(labels)) if s % sides == side)
+    if partnerships:
+        return "us" if side == my_side else "them"
+    if labels is not None and 0 <= side < len(labels):
+        return labels[side]
+    return "you" if side == my_side else f"player {side}"
+
+
+def _team(labels: list[str], side: int, sides: int) -> str:
+    """The players of a side: ``You, Left 2, Right 2``."""
+    return ", ".join(labels[s] for s in range(len(labels)) if s % sides == side)
+
+
+def meld_token(meld: dict[str, Any], style: Style) -> str:
+    """One meld in a few columns: ``A×3 (1 wild)``, ``K×7 natural canasta``."""
+    times = "x" if style.ascii else "\u00d7"
+    n = len(meld["cards"])
+    wilds = sum(1 for c in meld["cards"] if c == "Jo" or c[:-1] == "2")
+    text = f"{meld['rank']}{times}{n}"
+    if meld.get("canasta"):
+        kind = meld["canasta"] + (" concealed" if meld.get("concealed") else "")
+        return style.good(f"{text} {kind} canasta")
+    return text + (f" ({wilds} wild)" if wilds else "")
+
+
+def frozen_by(events: list[dict[str, Any]]) -> str | None:
+    """The card that froze the pile, from this hand's events as a seat saw them: the first
+    wild card, red or black three turned up or discarded since the pile was last taken."""
+    card: str | None = None
+    for e in events:
+        t = e.get("type")
+        if t in ("hand_started", "took_pile"):
+            card = None
+        elif t in ("upcard", "discard") and card is None:
+            c = str(e.get("card", ""))
+            if c == "Jo" or c[:-1] in ("2", "3"):
+                card = c
+    return card
 
 
 COMPACT_BELOW = 72  # columns: narrower terminals get the compact table
 
 
 def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[str],
-                 style: Style, width: int = 0) -> str:
+                 style: Style, width: int = 0, height: int = 0,
+                 hand_events: list[dict[str, Any]] | None = None) -> str:
     """The table as seat ``obs["seat"]`` sees it.  Under ``COMPACT_BELOW`` columns the
-    compact layout: a short header, the stock and the pile on lines of their own."""
+    compact layout: a short header, the stock and the pile on lines of their own.  With a
+    ``height`` (rows), the table fits in it: the melds are written short if they must be,
+    and only the most recent events are told, with how many earlier ones ``log`` shows.
+    ``hand_events`` (this hand so far) name the card that froze the pile."""
     seat, side = obs["seat"], obs["side"]
     sides = len(obs["scores"])
     partnerships = obs["players"] in (4, 6)
     compact = 0 < width < COMPACT_BELOW
-    lines = []
-    labels = seat_labels(seat, names, partnerships)
+    labels = seat_labels(seat, names, partnerships, sides)
     who = "you" if obs["to_act"] == seat else labels[obs["to_act"]]
     phase = obs["phase"].replace("_", " ")
     if compact:
-        lines.append(style.bold(f"== Hand {obs['hand_no']} - seat {seat} - {phase} - {who}"
-                                " to act =="))
+        head = [style.bold(f"== Hand {obs['hand_no']} - seat {seat} - {phase} - {who}"
+                           " to act ==")]
     else:
-        lines.append(style.bold(f"== Hand {obs['hand_no']} - seat {seat} ({names[seat]}) - "
-                                f"{phase} - {who} to act =="))
-    if recent:
-        lines.append(style.dim("Since your last turn:"))
-        for text in story(recent, lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}"):
-            lines.append("  " + text)
+        head = [style.bold(f"== Hand {obs['hand_no']} - seat {seat} ({names[seat]}) - "
+                           f"{phase} - {who} to act ==")]
     score_bits = []
     for s in range(sides):
         melded = "" if obs["side_melded"][s] else f", needs {obs['minimums'][s]} to meld"
-        name = side_name(s, side, partnerships) if partnerships or s == side else labels[s]
+        name = side_name(s, side, partnerships, labels, sides)
+        name += ":" if name[-1:].isdigit() else ""  # Left 1+Right 2: 0, never "Right 2 0"
         score_bits.append(f"{name} {obs['scores'][s]}{melded}")
-    lines.append("Scores: " + " | ".join(score_bits))
+    head.append("Scores: " + " | ".join(score_bits))
+    pile = _pile_lines(obs, style, compact, hand_events)
+    counts = ", ".join(f"{labels[i]}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
+    tail = [f"{'Hands' if compact else 'Cards in hand'}: {counts}"]
+    turn = obs["turn"]
+    mine = [style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style)]
+    if turn["permission"] is not None:
+        mine.insert(0, style.warn("Your partner said " + ("YES: you must go out this turn"
+                                                          if turn["permission"] else
+                                                          "NO: you may not go out this turn")))
+    if not obs["side_melded"][side] and turn["opening_total"] and obs["turn_seat"] == seat:
+        mine.insert(0, f"Melded this turn toward the minimum: {turn['opening_total']}"
+                       f" of {obs['minimums'][side]}")
+    told = story(recent, lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}",
+                 style.card)
+
+    def melds(short: bool) -> list[str]:
+        if "meld_side" in obs:
+            return _cutthroat_lines(obs, labels, style, short)
+        out = []
+        for s in range(sides):
+            red = " ".join(style.card(c) for c in obs["red_threes"][s])
+            name = side_name(s, side, partnerships, labels, sides)
+            name = name[:1].upper() + name[1:]
+            if len(labels) > 4 and partnerships and (sides == 2 or s == side):
+                name += f" ({_team(labels, s, sides)})"
+            if short:
+                tokens = ", ".join(meld_token(m, style) for m in obs["melds"][s]) or "no melds"
+                out.append(f"{name}: {tokens}" + (f"; red threes {red}" if red else ""))
+                continue
+            out.append(f"{name}: red threes {red or '-'}")
+            out += ["    " + meld_line(m, style) for m in obs["melds"][s]]
+        return out
+
+    def events(room: int) -> list[str]:
+        if not told:
+            return []
+        if height <= 0 or rows(told, width) + 1 <= room:
+            return [style.dim("Since your last turn:")] + ["  " + t for t in told]
+        shown = tail_fitting(["  " + t for t in told], room - 1, width)
+        if not shown:
+            return [style.dim(f"{plural(len(told), 'event')} since your last turn: type"
+                              " 'log' to read them")]
+        earlier = len(told) - len(shown)
+        return [style.dim(f"Since your last turn ({earlier} earlier"
+                          f" {'event' if earlier == 1 else 'events'}: type 'log'):")] + shown
+
+    if height <= 0:
+        return "\n".join(head + melds(False) + pile + tail + events(0) + mine)
+    fixed = rows(head + pile + tail + mine, width)
+    # Full melds if they leave room for a few events (all of them, when there are few).
+    want = min(rows(told, width) + 1, 4) if told else 0
+    table = choose([lambda: melds(False), lambda: melds(True)], height - fixed - want, width)
+    room = height - fixed - rows(table, width)
+    return "\n".join(head + table + pile + tail + events(room) + mine)
+
+
+def _pile_lines(obs: dict[str, Any], style: Style, compact: bool,
+                hand_events: list[dict[str, Any]] | None) -> list[str]:
     top = style.card(obs["pile_top"]) if obs["pile_top"] else "-"
     pile = f"Pile {plural(obs['pile_size'], 'card')}, top {top}"
     if obs["pile_stopped"]:
         three = rank_of(obs["pile_top"] or "") == "3"
-        pile += style.warn(" - a black three on top: nobody may take the pile this turn"
-                           if three else
-                           " - a wild card on top: nobody may take the pile until it is"
-                           " covered")
+        pile += style.warn(" - a black three: nobody may take it this turn" if three else
+                           " - a wild card: nobody may take it until it is covered")
     elif obs["pile_frozen"]:
-        pile += style.warn(" - frozen (a wild card or red three is in it)")
+        card = frozen_by(hand_events or obs.get("history") or [])
+        pile += style.warn(f" - frozen: {style.card(card)} is in it" if card else
+                           " - frozen (a wild card or red three is in it)")
     elif obs["pile_frozen_for_me"]:
         pile += style.warn(" - frozen for you (your side has not melded)")
     if compact:
-        lines += [f"Stock {obs['stock_size']}", pile]
-    else:
-        lines.append(f"Stock {obs['stock_size']} | {pile}")
-    if "meld_side" in obs:
-        lines += _cutthroat_lines(obs, labels, style)
-    else:
-        for s in range(sides):
-            red = " ".join(style.card(c) for c in obs["red_threes"][s]) or "-"
-            lines.append(f"{side_name(s, side, partnerships).capitalize()}: red threes {red}")
-            for meld in obs["melds"][s]:
-                lines.append("    " + meld_line(meld, style))
-    counts = ", ".join(f"{labels[i]}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
-    lines.append(f"{'Hands' if compact else 'Cards in hand'}: {counts}")
-    turn = obs["turn"]
-    if turn["permission"] is not None:
-        lines.append(style.warn("Your partner said " + ("YES: you must go out this turn"
-                                                        if turn["permission"] else
-                                                        "NO: you may not go out this turn")))
-    if not obs["side_melded"][side] and turn["opening_total"] and obs["turn_seat"] == seat:
-        lines.append(f"Melded this turn toward the minimum: {turn['opening_total']}"
-                     f" of {obs['minimums'][side]}")
-    lines.append(style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style))
-    return "\n".join(lines)
+        return [f"Stock {obs['stock_size']}", pile]
+    return [f"Stock {obs['stock_size']} | {pile}"]
 
 
-def _cutthroat_lines(obs: dict[str, Any], labels: list[str], style: Style) -> list[str]:
+def _cutthroat_lines(obs: dict[str, Any], labels: list[str], style: Style,
+                     short: bool = False) -> list[str]:
     """Cut-throat: who plays with whom right now, each player's red threes, and each row of
     melds under the players who share it."""
-    lone, rows = obs.get("lone_hand"), obs["meld_side"]
+    lone, rows_ = obs.get("lone_hand"), obs["meld_side"]
     if lone is None:
         out = [style.dim("Everyone plays alone until someone takes the pile.")]
     else:
-        a, b = (s for s in range(len(rows)) if s != lone)
+        a, b = (s for s in range(len(rows_)) if s != lone)
+        if labels[b] == "You":
+            a, b = b, a
         alone = "You play" if labels[lone] == "You" else f"{labels[lone]} plays"
         out = [style.warn(f"{alone} alone this hand; {labels[a]} and {labels[b]} are partners.")]
-    for s in range(len(rows)):
-        red = " ".join(style.card(c) for c in obs["red_threes"][s]) or "-"
-        out.append(f"{labels[s]}: red threes {red}")
-    for row in range(len(rows)):
-        sharing = [s for s in range(len(rows)) if rows[s] == row]
+    reds = [f"{labels[s]} {' '.join(style.card(c) for c in obs['red_threes'][s])}"
+            for s in range(len(rows_)) if obs["red_threes"][s]]
+    if short:
+        out.append("Red threes: " + (", ".join(reds) or "none"))
+    else:
+        for s in range(len(rows_)):
+            red = " ".join(style.card(c) for c in obs["red_threes"][s]) or "-"
+            out.append(f"{labels[s]}: red threes {red}")
+    for row in range(len(rows_)):
+        sharing = [s for s in range(len(rows_)) if rows_[s] == row]
         if not sharing:
             continue
-        out.append(" and ".join(labels[s] for s in sharing) + ": "
-                   + ("no melds" if not obs["melds"][row] else "melds"))
+        who = " and ".join(labels[s] for s in sharing)
+        if short:
+            out.append(f"{who}: " + (", ".join(meld_token(m, style) for m in obs["melds"][row])
+                                    or "no melds"))
+            continue
+        out.append(f"{who}: " + ("no melds" if not obs["melds"][row] else "melds"))
         for meld in obs["melds"][row]:
             out.append("    " + meld_line(meld, style))
     return out
@@ -252,20 +324,27 @@ _POINTS = {"Jo": 50, "2": 20, "A": 20, "K": 10, "Q": 10, "J": 10, "10": 10, "9":
            "7": 5, "6": 5, "5": 5, "4": 5, "3": 5}
 
 
+_ZERO_ROWS = ("Concealed canastas", "Going out", "Red threes")  # may go when all zero
+
+
 def card_points(card: str) -> int:
     return _POINTS.get(rank_of(card), 0)
 
 
 def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
                     style: Style, labels: list[str] | None = None,
-                    plays: list[str] | None = None) -> str:
+                    plays: list[str] | None = None, width: int = 0,
+                    height: int = 0) -> str:
     """How the hand ended: who went out (or that the stock ran out), the plays since your
-    last turn, every player's cards left with their points, then the score table."""
+    last turn, every player's cards left with their points, then the score table.  With a
+    ``height``, a summary taller than it is cut into pages separated by a form feed
+    (``\\f``): the earlier plays first, then the last plays with the scores, each page under
+    the hand's header."""
     sides = event["scores"]["sides"]
-    heads = [side_name(s["side"], my_side, partnerships) for s in sides]
-    width = max(8, *(len(h) for h in heads))
     hands = event.get("hands") or []
     labels = labels or [f"seat {i}" for i in range(len(hands))]
+    heads = [side_name(s["side"], my_side, partnerships, labels, len(sides)) for s in sides]
+    col = max(8, *(len(h) for h in heads))
     out = event["scores"].get("went_out")
     if out is not None:
         how = f"{labels[out]} went out" + (" concealed" if event["scores"].get("concealed")
@@ -273,21 +352,36 @@ def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
     else:
         how = ("the stock ran out" if "stock" in event["reason"] else
                event["reason"].replace("_", " "))
-    lines = [style.bold(f"== Hand {event['hand']} is over: {how} ==")]
-    if plays:
-        lines.append(style.dim("The last plays:"))
-        lines += ["  " + p for p in plays]
+    title = f"== Hand {event['hand']} is over: {how} =="
+    results: list[str] = []
     if hands:
-        lines.append("Cards left:")
+        results.append("Cards left:")
         for i, cards in enumerate(hands):
             held = " ".join(style.card(c) for c in cards) or "-"
             pts = sum(card_points(c) for c in cards)
-            lines.append(f"  {labels[i]:<14} {held}" + (f"  ({pts} points)" if cards else ""))
-    lines.append(f"{'':<20}" + "".join(f"{h:>{width + 2}}" for h in heads))
+            results.append(f"  {labels[i]:<14} {held}" + (f"  ({pts} points)" if cards else ""))
+    results.append(f"{'':<20}" + "".join(f"{h:>{col + 2}}" for h in heads))
     for key, label in SCORE_ROWS:
-        lines.append(f"{label:<20}" + "".join(f"{s[key]:>{width + 2}}" for s in sides))
-    lines.append(f"{'Game total':<20}" + "".join(f"{t:>{width + 2}}" for t in event["totals"]))
-    return "\n".join(lines)
+        results.append(f"{label:<20}" + "".join(f"{s[key]:>{col + 2}}" for s in sides))
+    results.append(f"{'Game total':<20}" + "".join(f"{t:>{col + 2}}" for t in event["totals"]))
+    told = ["  " + p for p in plays or []]
+    whole = [style.bold(title)] + ([style.dim("The last plays:")] + told if told else []) \
+        + results
+    if height <= 0 or rows(whole, width) <= height:
+        return "\n".join(whole)
+    if rows([title] + results, width) + 1 > height:  # rows of nothing but zeros go first
+        results = [r for r in results if not r.startswith(_ZERO_ROWS)
+                   or any(s[k] for k, label in SCORE_ROWS if r.startswith(label)
+                          for s in sides)]
+    last_page = [style.bold(title)] + results
+    room = height - rows(last_page, width) - 1
+    tail = tail_fitting(told, room, width) if room > 0 else []
+    earlier = told[:len(told) - len(tail)]
+    first = [style.bold(title), style.dim("The plays of the hand:")] + earlier
+    second = [style.bold(title.replace(" ==", " (continued) ==", 1))]
+    if tail:
+        second += [style.dim("The last plays:")] + tail
+    return "\n".join(first) + "\f" + "\n".join(second + results)
 
 
 def render_scores(obs: dict[str, Any], history: list[dict[str, Any]],
@@ -295,7 +389,9 @@ def render_scores(obs: dict[str, Any], history: list[dict[str, Any]],
     """The game so far: each finished hand's scores and the running totals, then the minimum
     each side needs for its first meld now."""
     side = obs["side"]
-    heads = [side_name(s, side, partnerships) for s in range(len(obs["scores"]))]
+    sides = len(obs["scores"])
+    labels = seat_labels(obs["seat"], [""] * int(obs["players"]), partnerships, sides)
+    heads = [side_name(s, side, partnerships, labels, sides) for s in range(sides)]
     lines = [f"{'hand':<6}" + "".join(f"{h:>12}" for h in heads)]
     for e in history:
         lines.append(f"{e['hand']:<6}" + "".join(f"{s['total']:>+12}" for s in e["scores"]["sides"]))

@@ -168,7 +168,7 @@ def expand(data: dict[str, Any], view: str) -> list[dict[str, Any]]:
             obs = {**public, "hands": [list(h) for h in hands]}
         else:
             s = int(view)
-            side = s % 2 if data["partnerships"] else s
+            side = s % int(data["sides"]) if data["partnerships"] else s
             obs = {"seat": s, "side": side, **public, "hand": list(hands[s]),
                    "pile_frozen_for_me": frozen[s]}
         out.append({"seat": step.get("seat"), "move": step.get("move"), "lines": lines,

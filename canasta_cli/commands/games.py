@@ -1,0 +1,72 @@
+"""``canasta games`` (the saved games) and ``canasta stats`` (how your games went)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .options import fail
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(games)
+    app.command()(stats)
+
+
+def games(
+    save_dir: Annotated[Path | None, typer.Option(
+        help="Where games are saved (default: ~/.local/share/canasta/games).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
+) -> None:
+    """List the saved games of 'canasta play', newest first: when, rules, seats, score."""
+    from ..play import resume_command
+    from ..play import save_dir as default_dir
+    from ..saved_games import describe_seats, row, saved_games, winner_name
+    from ..ui.screen import say
+    directory = save_dir or default_dir()
+    found, problems = saved_games(directory)
+    if as_json:
+        typer.echo(json.dumps([row(g) for g in found], indent=2))
+        return
+    if not found:
+        say(f"No saved games in {directory}.")
+    for i, g in enumerate(found, 1):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.started))
+        state = ("finished" + (f", won by {winner_name(g)}" if g.winner is not None else "")
+                 if g.finished else f"not finished, {g.hands} hands played")
+        say(f"{i:>3}. {when}  {g.rules}: {describe_seats(g.seats)}; score"
+            f" {' / '.join(map(str, g.scores)) or '0'}; {state}", hang=5)
+        say(f"     {g.path}", hang=5)
+    for p in problems:
+        say(f"  (unreadable, left as it is: {p})", err=True)
+    latest = next((g for g in found if not g.finished), None)
+    if latest is not None:
+        typer.echo(f"Resume the latest with: {resume_command(Path('last'))}")
+
+
+def stats(
+    player: Annotated[str | None, typer.Option(
+        help="Only this person's games (hot-seat players are kept apart by name; 'you' for"
+        " the plain 'human' seat).")] = None,
+    ascii_only: Annotated[bool, typer.Option("--ascii", help="A chart of # and -.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every stored game as JSON.")]
+    = False,
+) -> None:
+    """How your games of 'canasta play' went: games, wins, points per hand by preset and
+    level, canastas, the best game and the last games' margins."""
+    import sqlite3
+
+    from ..stats import load, report, stats_path
+    from ..ui.screen import say
+    try:
+        rows = load(player=player)
+    except sqlite3.Error as exc:
+        raise fail(f"cannot read {stats_path()}: {exc}") from None
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    say(report(rows, ascii_only))

@@ -1,0 +1,116 @@
+"""The games ``canasta play`` saved: what each holds (when, rules, seats, score, over or
+not), read from the records themselves, for ``canasta games`` and ``play --resume last``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .core.reasons import GOES_ON
+from .records import RecordError, load_record
+
+MAX_LISTED = 500  # the newest saves listed; older ones stay on disk, untouched
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    path: Path
+    started: float            # seconds since the epoch (the file's name, else its mtime)
+    rules: str
+    seats: list[str]
+    scores: list[int]
+    hands: int
+    finished: bool
+    winner: int | None = None
+    sides: int = 2  # partnerships kept score of (three: six players in pairs)
+
+
+def _started(path: Path) -> float:
+    """``game-20261201-162658-411ada.jsonl`` was started at 2026-12-01 16:26:58."""
+    parts = path.stem.split("-")
+    if len(parts) >= 3:
+        try:
+            return time.mktime(time.strptime(f"{parts[1]}-{parts[2]}", "%Y%m%d-%H%M%S"))
+        except ValueError:
+            pass
+    return path.stat().st_mtime
+
+
+def summary(path: Path) -> SavedGame:
+    """One save, read whole (a torn last line is left out); a RecordError if it is no
+    record at all."""
+    lines = load_record(path, torn_ok=True)
+    header = lines[0]
+    rules = header.get("rules") or {}
+    start = header.get("start") or {}
+    results = [ln for ln in lines if ln.get("type") == "result"]
+    ends = [ln["event"] for ln in lines if ln.get("type") == "event"
+            and isinstance(ln.get("event"), dict) and ln["event"].get("type") == "hand_ended"]
+    scores: list[int] = list(start.get("scores") or [])
+    if ends:
+        scores = [int(x) for x in ends[-1].get("totals", [])]
+    finished = bool(results) and results[-1].get("reason") not in GOES_ON
+    if results and isinstance(results[-1].get("scores"), list):
+        scores = [int(x) for x in results[-1]["scores"]]
+    winner = results[-1].get("winner") if finished else None
+    return SavedGame(path=path, started=_started(path), rules=str(rules.get("name", "?")),
+                     seats=[str(s) for s in header.get("seats", [])], scores=scores,
+                     hands=len(ends), finished=finished,
+                     winner=winner if isinstance(winner, int) else None,
+                     sides=3 if rules.get("three_partnerships") else 2)
+
+
+def saved_games(directory: Path) -> tuple[list[SavedGame], list[str]]:
+    """The saves in ``directory``, newest first, and one line per file that could not be
+    read (it is left as it is)."""
+    if not directory.is_dir():
+        return [], []
+    paths = sorted(directory.glob("*.jsonl"), key=lambda p: p.name, reverse=True)[:MAX_LISTED]
+    games, problems = [], []
+    for path in paths:
+        try:
+            games.append(summary(path))
+        except (RecordError, OSError, ValueError, TypeError, KeyError) as exc:
+            problems.append(f"{path.name}: {exc}"[:200])
+    games.sort(key=lambda g: (g.started, g.path.name), reverse=True)
+    return games, problems
+
+
+def latest_unfinished(directory: Path) -> Path | None:
+    """The newest save whose game is not over (``play --resume last``)."""
+    games, _ = saved_games(directory)
+    return next((g.path for g in games if not g.finished), None)
+
+
+def describe_seats(seats: list[str]) -> str:
+    """``you, 3 x builtin:hard``: the people by name, the others counted."""
+    people = [s.split(":", 1)[1] if s.startswith("human:") else "you"
+              for s in seats if s == "human" or s.startswith("human:")]
+    others: dict[str, int] = {}
+    for s in seats:
+        if not (s == "human" or s.startswith("human:")):
+            others[s] = others.get(s, 0) + 1
+    bits = people + [f"{n} x {s}" if n > 1 else s for s, n in others.items()]
+    return ", ".join(bits)
+
+
+def winner_name(game: SavedGame) -> str:
+    """``you``, ``builtin:hard``, or with partners ``side 0 (you, builtin:hard)``."""
+    w = game.winner
+    if w is None:
+        return "nobody"
+    n = len(game.seats)
+    if n in (4, 6):
+        team = [s for i, s in enumerate(game.seats) if i % game.sides == w]
+        return f"side {w} ({describe_seats(team)})"
+    return describe_seats([game.seats[w]]) if 0 <= w < n else f"seat {w}"
+
+
+def row(game: SavedGame) -> dict[str, Any]:
+    """A save as JSON (``canasta games --json``)."""
+    return {"path": str(game.path), "started": time.strftime("%Y-%m-%d %H:%M",
+                                                             time.localtime(game.started)),
+            "rules": game.rules, "seats": game.seats, "scores": game.scores,
+            "hands": game.hands, "finished": game.finished, "winner": game.winner}

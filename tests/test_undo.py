@@ -1,0 +1,66 @@
+"""'undo' at the prompt: melds and additions of the turn are held until the discard, taken
+back on request, and never reach the referee, the other seats or the save."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DECK = "seat0: Kh Kd Kc Ah Ad Ac 9h 5c 6d 7s 8c\nstock: 4d 4s 4h\n"
+
+
+def _play(tmp_path: Path, lines: str, *extra: str) -> tuple[subprocess.CompletedProcess[str],
+                                                             Path]:
+    deck = tmp_path / "deck.txt"
+    deck.write_text(DECK)
+    saves = tmp_path / "saves"
+    done = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--deck", str(deck),
+                           "--dealer", "3", "--seed", "1", "--save-dir", str(saves),
+                           "--level", "normal", *extra], input=lines, capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+    return done, next(saves.glob("*.jsonl"))
+
+
+def _my_moves(record: Path) -> list[str]:
+    rows = [json.loads(x) for x in record.read_text().splitlines()]
+    return [r["move"] for r in rows if r["type"] == "move" and r["seat"] == 0]
+
+
+def test_two_melds_taken_back_then_another_play_and_the_save_replays(tmp_path: Path) -> None:
+    done, record = _play(tmp_path, "draw\nmeld K K K\nmeld A A A\nundo\nundo\nundo\n"
+                         "discard 9\nquit\n")
+    out = done.stdout
+    assert "Held, not played yet: meld K K K; meld A A A." in out
+    assert out.index("took back: meld A A A") < out.index("took back: meld K K K")
+    assert "nothing to undo" in out
+    assert _my_moves(record) == ["draw", "discard 9"]  # nothing taken back was played
+    rows = [json.loads(x) for x in record.read_text().splitlines()]
+    assert not any(r["type"] == "event" and r["event"]["type"] == "meld" and
+                   r["event"]["seat"] == 0 for r in rows)  # nobody saw the melds
+    check = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "replay", "--verify",
+                            str(record)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert check.returncode == 0 and check.stdout.startswith("OK:"), check.stdout
+    resumed = subprocess.run([sys.executable, "-m", "canasta_cli.cli", "play", "--resume",
+                              str(record)], input="quit\n", capture_output=True, text=True,
+                             timeout=120, cwd=ROOT)
+    hand = next(x for x in resumed.stdout.splitlines() if x.startswith("Your hand"))
+    assert "K\u2663 K\u2666 K\u2665" in hand and "A\u2663 A\u2666 A\u2665" in hand
+
+
+def test_held_melds_are_played_in_order_with_the_discard(tmp_path: Path) -> None:
+    done, record = _play(tmp_path, "draw\nmeld K K K\nmeld A A A\ndiscard 9\nquit\n")
+    assert "Held, not played yet: meld K K K." in done.stdout
+    assert _my_moves(record) == ["draw", "meld K K K", "meld A A A", "discard 9"]
+
+
+def test_undo_is_off_with_a_bot_program_unless_asked(tmp_path: Path) -> None:
+    bot = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
+    seats = ["--seat", "human", "--seat", "builtin:normal", "--seat", "builtin:normal",
+             "--seat", bot, "--unboxed"]
+    done, record = _play(tmp_path, "draw\nmeld K K K\nundo\nmeld A A A\ndiscard 9\nquit\n",
+                         *seats)
+    assert "undo is off in this game" in done.stdout, done.stdout[-2000:] + done.stderr
+    assert _my_moves(record) == ["draw", "meld K K K", "meld A A A", "discard 9"]
