@@ -325,7 +325,7 @@ def test_a_fixed_deal_search_repeats_a_whole_game() -> None:
     for _ in range(2):
         seats = [builtin_seat("builtin:hard:deals=4", 5), builtin_seat("builtin:normal", 6)]
         seats += [builtin_seat("builtin:greedy", i) for i in range(2, rules.players)]
-        result = Referee(seats, rules).play(1, seed=8)  # type: ignore[arg-type]
+        result = Referee(seats, rules).play(1, seed=8)
         runs.append((result.scores, [s["decisions"] for s in result.seats]))
     assert runs[0] == runs[1]
 
