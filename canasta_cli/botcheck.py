@@ -84,8 +84,18 @@ SCENARIOS: list[tuple[str, Callable[[], GameState]]] = [
 ]
 
 
-def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False) -> list[Check]:
+def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False,
+               stderr: list[str] | None = None) -> list[Check]:
+    """The checks, in order; ``stderr`` (when given) receives the end of the bot's stderr."""
     seat = SubprocessSeat(command, sandbox=sandbox)
+    try:
+        return _run_checks(seat, timeout)
+    finally:
+        if stderr is not None:
+            stderr.append(seat.stderr_tail(4096))
+
+
+def _run_checks(seat: SubprocessSeat, timeout: float) -> list[Check]:
     checks: list[Check] = []
 
     def record(name: str, start: float, passed: bool, detail: str) -> None:

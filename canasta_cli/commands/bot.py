@@ -6,10 +6,13 @@ from typing import Annotated
 
 import typer
 
-from ..botcheck import run_checks
+from ..botcheck import Check, run_checks
+from ..core import RulesError
 from ..players import PLAYERS
 from ..players.stdio import run
+from ..safetext import visible
 from . import bounds
+from .exitcodes import SEAT_FAILED, plural
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -33,18 +36,64 @@ def bot_check(command: Annotated[str, typer.Argument(help="The bot's command lin
               timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000,
               sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
               bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
-              bot_disk: BotDiskOpt = 64) -> None:
-    """Conformance check: the handshake, every request type and the rule edges."""
+              bot_disk: BotDiskOpt = 64,
+              games: Annotated[int, typer.Option(
+                  help="Also play this many one-hand games per ruleset against built-in"
+                  " players, the bot in every seat in turn; the first failure is shown with"
+                  " its stderr and a replay command.", min=0, max=100_000)] = 0,
+              rules: Annotated[str, typer.Option(
+                  "--rules", "-r", help="With --games: a preset, or 'all'.")] = "classic"
+              ) -> None:
+    """Conformance check: the handshake, every request type and the rule edges.
+
+    A failing check shows the end of the bot's stderr.  Exit codes: 0 every check passed,
+    3 a check failed (the count on stderr), 2 usage errors."""
     bounds.enforce(bounds.check_command, command)
     bounds.enforce(bounds.check_ms, "--timeout-ms", timeout_ms)
     setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
-    checks = run_checks(command, timeout_ms / 1000)
+    from ..botgames import presets
+    try:
+        presets(rules)
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    tail: list[str] = []
+    checks = run_checks(command, timeout_ms / 1000, stderr=tail)
     for c in checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
     failed = sum(1 for c in checks if not c.passed)
+    if failed and tail and tail[0].strip():
+        typer.echo("the end of the bot's stderr:")
+        typer.echo(visible_block(tail[0]))
+    if games and not failed:
+        failed += _games(command, games, rules, timeout_ms)
+        checks.append(Check("real games", not failed, "", 0))
     typer.echo(f"{len(checks) - failed} passed, {failed} failed")
     if failed:
-        raise typer.Exit(1)
+        typer.echo(f"failed: {plural(failed, 'check')} of {len(checks)}", err=True)
+        raise typer.Exit(SEAT_FAILED)
+
+
+def visible_block(text: str) -> str:
+    """A bot's stderr, printable: each line made safe to show."""
+    return "\n".join("  | " + visible(line) for line in text.splitlines()[-40:])
+
+
+def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
+    """The real games of ``--games``: 0 when the bot never failed, else 1 (reported)."""
+    from ..botgames import play_games
+    played, failure = play_games(command, games, rules, timeout_ms)
+    if failure is None:
+        typer.echo(f"PASS  real games: {plural(played, 'game')} without a failure")
+        return 0
+    typer.echo(f"FAIL  real games: game {failure.game} of {failure.rules} (seat {failure.seat}):"
+               f" {visible(failure.reason)}")
+    if failure.stderr.strip():
+        typer.echo("the end of the bot's stderr:")
+        typer.echo(visible_block(failure.stderr))
+    typer.echo("replay that game (its record and the bot's stderr log go to the --record"
+               " folder):")
+    typer.echo(failure.replay)
+    return 1
 
 
 @bot_app.command("run")

@@ -272,7 +272,7 @@ class SubprocessSeat(Seat):
                 try:
                     reply = decode_line(line)
                 except ProtocolError as exc:
-                    raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
+                    raise SeatFailure("PROTOCOL_ERROR", f"{exc}{_STDOUT_HINT}") from None
                 if self._is_answer(reply, rid, answer):
                     if answer == "move":  # one slow answer moves it by at most 1.25 ms
                         took = min(time.monotonic() - sent, 0.01)
@@ -287,7 +287,8 @@ class SubprocessSeat(Seat):
                 raise SeatFailure("CRASHED", self._dead or "")
             left = deadline - time.monotonic()
             if left <= 0:
-                raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms")
+                raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms"
+                                  f"{_silent_hint(len(self._in))}")
             self._pump(left)
 
     def _is_answer(self, reply: Message, rid: object, answer: str | None) -> bool:
@@ -303,7 +304,11 @@ class SubprocessSeat(Seat):
                               + (f" (now at request {rid})" if rid is not None else ""))
             del self._late[:-20]
         elif kind == "move" and got is not None:
-            self._unasked(f"reply to request {got}, which this bot was never sent")
+            latest = max(self._asked) if self._asked else None
+            later = latest is not None and got > latest
+            self._unasked(f"reply to request {got}, which this bot was never sent"
+                          + (f" (a future id: the latest request is {latest}; a reply copies"
+                             " the id of the act it answers)" if later else ""))
         else:
             self._unasked(f"{quote(str(kind))} message")
         return False
@@ -324,7 +329,7 @@ class SubprocessSeat(Seat):
             try:
                 self._is_answer(decode_line(line), None, None)
             except ProtocolError as exc:
-                self._unasked(str(exc))
+                self._unasked(f"{exc}{_STDOUT_HINT}")
 
     def _unasked(self, what: str) -> None:
         if len(self._stray) < 3:
@@ -556,6 +561,17 @@ class SubprocessSeat(Seat):
 _GROUPED: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # bots with a group, this process
 
 _RUN_DIR: list[tuple[int, str]] = []
+
+
+_STDOUT_HINT = (" (only protocol messages may go to stdout: print debug output to stderr)")
+
+
+def _silent_hint(partial: int) -> str:
+    """What a timeout usually means, said with it."""
+    if partial:
+        return (f"; it wrote {partial} bytes with no newline after them: end each message"
+                " with a newline and flush stdout")
+    return "; did the bot flush stdout? (a bot's output is buffered when it is a pipe)"
 
 
 def _run_dir() -> str:

@@ -37,7 +37,7 @@ def row_problem(row: object, task: Task | None, rules: Ruleset) -> str | None:
     if task is None:
         return "a game this tournament does not schedule"
     return (_identity_problem(row, task) or _score_problem(row, rules)
-            or _failure_problem(row, rules))
+            or _failure_problem(row, rules) or _status_problem(row, rules))
 
 
 def _identity_problem(row: dict[str, Any], task: Task) -> str | None:
@@ -111,4 +111,24 @@ def _failure_problem(row: dict[str, Any], rules: Ruleset) -> str | None:
                 return f"'failures' names {str(status)[:40]!r}, not a seat status"
             if not _whole(n) or not 0 <= n <= MAX_COUNT:
                 return "'failures' must hold whole counts (0 or more)"
+    return None
+
+
+MAX_WHY = 1000  # characters of a seat's reason (the runner keeps at most 300)
+
+
+def _status_problem(row: dict[str, Any], rules: Ruleset) -> str | None:
+    """``status`` and ``why`` (each seat's status and reason, present only in a game where a
+    seat failed; rows written before they existed have neither)."""
+    if "status" not in row and "why" not in row:
+        return None
+    status, why = row.get("status"), row.get("why")
+    if not isinstance(status, list) or len(status) != rules.players:
+        return f"'status' must hold {rules.players} seat statuses, one per seat"
+    if not all(isinstance(s, str) and _STATUS.fullmatch(s) for s in status):
+        return "'status' must hold seat statuses such as OK or CRASHED"
+    if not isinstance(why, list) or len(why) != rules.players:
+        return f"'why' must hold {rules.players} entries, one per seat"
+    if not all(w is None or (isinstance(w, str) and len(w) <= MAX_WHY) for w in why):
+        return f"'why' must hold reasons (text of at most {MAX_WHY} characters) or null"
     return None

@@ -1,0 +1,80 @@
+"""``canasta bot check --games N``: the bot in real games against built-in players, on each
+ruleset asked for, in every seat in turn; the first game where it failed is reported with the
+end of its stderr and a command that plays that game again exactly.
+
+The games are short (one hand each: ``max_hands=1``) so that N games reach many first
+decisions of a hand (pile offers, refusals, red threes, the two-player draw of two, the
+questions to a partner where there are partners); seeds are fixed (``seed`` + game number),
+so a rerun plays the same games.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .core import PRESETS, preset
+from .match import run_match
+from .protocol.statuses import SeatStatus
+from .referee import TimeControl
+
+OPPONENT = "builtin:greedy"
+
+
+@dataclass
+class GameFailure:
+    rules: str
+    game: int
+    seat: int
+    status: str
+    reason: str
+    stderr: str
+    replay: str
+
+
+def presets(choice: str) -> list[str]:
+    """``all`` or one preset's name."""
+    if choice == "all":
+        return list(PRESETS)
+    preset(choice)  # a RulesError for an unknown name
+    return [choice]
+
+
+def play_games(command: str, games: int, rules_choice: str, timeout_ms: int,
+               seed: int = 1) -> tuple[int, GameFailure | None]:
+    """Games played, and the first failure (None: the bot never failed).  The failing game's
+    record and the bot's stderr log stay in the folder its replay line names."""
+    played = 0
+    for name in presets(rules_choice):
+        rules = preset(name).with_options(max_hands=1)
+        for g in range(games):
+            seat = g % rules.players
+            specs = [f"opponent{i}={OPPONENT}" for i in range(rules.players)]
+            specs[seat] = f"bot={command}"
+            game_seed = seed + g
+            logs = Path(tempfile.mkdtemp(prefix="canasta-check-"))
+            tc = TimeControl(decision_ms=timeout_ms, bank_ms=0)
+            result = run_match(specs, rules, 1, game_seed, logs, tc, spin_us=0, as_game=1)
+            played += 1
+            rep = result.games[0].seats[seat]
+            if rep["status"] == SeatStatus.OK:
+                shutil.rmtree(logs, ignore_errors=True)
+            else:
+                log = logs / f"seat{seat}.stderr.log"
+                tail = log.read_bytes()[-4096:].decode("utf-8", "replace") if log.exists() \
+                    else ""
+                args = ["canasta", "match"]
+                for spec in specs:
+                    args += ["--seat", spec]
+                args += ["--rules", name, "--set", "max_hands=1", "--seed", str(game_seed),
+                         "--as-game", "1", "--decision-ms", str(timeout_ms), "--bank-ms", "0",
+                         "--record", str(logs / "replay")]
+                reason = next(iter(rep["errors"]), rep["status"])
+                return played, GameFailure(name, g + 1, seat, rep["status"], reason, tail,
+                                           f"cd {shlex.quote(os.getcwd())} && "
+                                           + shlex.join(args))
+    return played, None
