@@ -87,8 +87,12 @@ function answer(choice) {
   throw new Error("choose() must return a listed move, its index or a move text");
 }
 
-function run(choose, { name = "canasta_kit.js bot", capabilities = ["annotations"] } = {}) {
+// Like the Python kit's run(): the results of match_end are kept (the returned array, filled
+// when match_end comes, and onMatchEnd(results) is called); a retry error is printed to stderr.
+function run(choose, { name = "canasta_kit.js bot", capabilities = ["annotations"],
+  onMatchEnd = null } = {}) {
   const table = new Table();
+  const results = [];
   let request = null;
   const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
   const act = (req) => {
@@ -116,9 +120,17 @@ function run(choose, { name = "canasta_kit.js bot", capabilities = ["annotations
       request = msg;
       deadline = Date.now() + (msg.deadline_ms || 1000) + (msg.bank_ms || 0);
       act(msg);
-    } else if (msg.type === "error" && msg.retry && request) act(request);
-    else if (msg.type === "bye") process.exit(0);
+    } else if (msg.type === "error" && msg.retry && request) {
+      console.error(`${name}: ${msg.message}`);
+      act(request);
+    } else if (msg.type === "match_end") {
+      results.length = 0;
+      results.push(...(msg.results || []));
+      if (onMatchEnd) onMatchEnd(results);
+    } else if (msg.type === "bye") process.exit(0);
   });
+  rl.on("close", () => process.exit(0));
+  return results;
 }
 
 module.exports = { run, Table, timeLeft };
