@@ -27,7 +27,7 @@ def test_match_prints_a_results_table_and_writes_records(tmp_path: Path) -> None
     result = _match(tmp_path)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "2 game(s) of classic, seeds 3..4"
+    assert lines[0] == "2 games of classic, seeds 3..4"
     assert lines[1].split()[:4] == ["side", "wins", "points", "per"]
     assert sorted(p.name for p in tmp_path.glob("game-*.jsonl")) == ["game-0001.jsonl",
                                                                      "game-0002.jsonl"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -138,3 +139,19 @@ def test_bot_check_exit_codes_and_the_real_games(tmp_path: Path) -> None:
     assert "giving up on decision 15" in (folder / "seat2.stderr.log").read_text() \
         or any("giving up" in p.read_text() for p in folder.glob("seat*.stderr.log"))
     assert os.path.isdir(folder)
+
+
+def test_statistics_say_what_they_mean(tmp_path: Path) -> None:
+    done = run("tournament", "--bot", "a=builtin:random", "--bot", "b=builtin:random",
+               "--games", "3", "--rules", "two-player", "--set", "max_hands=1", "--sprt",
+               "--out", str(tmp_path / "o"), "--concurrency", "1", "--seed", "2")
+    assert done.returncode == 0, done.stderr
+    sprt = json.loads((tmp_path / "o" / "results.json").read_text())["sprt"]
+    assert sprt["lower"] == pytest.approx(-2.944, abs=1e-3)
+    assert sprt["upper"] == pytest.approx(2.944, abs=1e-3)
+    assert f"LLR {sprt['llr']:.2f} (-2.94, 2.94)" in done.stdout
+    assert "counts half" in done.stdout
+    assert not re.search(r"(?<![+\d])[-+]0(?![\d.])", done.stdout), done.stdout  # no -0, +0
+    deals = json.loads((tmp_path / "o" / "results.json").read_text())["deals"][0]
+    share = (deals["a"] + 0.5 * deals["tied"]) / deals["deals"]
+    assert f"(a: {share:.0%};" in done.stdout

@@ -112,7 +112,7 @@ def match(
     label = "side" if r.partnerships else "player"
     seeds = (f"seeds {seed}..{seed + games - 1}" if seed is not None else
              "random seeds (each record reveals its game's when it is over)")
-    typer.echo(f"{games} game(s) of {r.name}, {seeds}")
+    typer.echo(f"{games} game{'' if games == 1 else 's'} of {r.name}, {seeds}")
     typer.echo(f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats")
     for row in result.side_table():
         typer.echo(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
