@@ -155,3 +155,46 @@ def test_statistics_say_what_they_mean(tmp_path: Path) -> None:
     deals = json.loads((tmp_path / "o" / "results.json").read_text())["deals"][0]
     share = (deals["a"] + 0.5 * deals["tied"]) / deals["deals"]
     assert f"(a: {share:.0%};" in done.stdout
+
+
+TEE = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'tee.py'}"
+
+
+def test_bot_ask_gives_the_bot_the_same_bytes_it_saw_in_the_game(tmp_path: Path) -> None:
+    rec = tmp_path / "rec"
+    game = run("match", "--seat", TEE, "--seat", "builtin:greedy", "--rules", "two-player",
+               "--set", "max_hands=1", "--seed", "3", "--record", str(rec))
+    assert game.returncode == 0, game.stderr
+    acts = [x for x in (rec / "seat0.stderr.log").read_text().splitlines()
+            if x.startswith("ACT ")]
+    assert len(acts) >= 6
+    for k in (1, 6):
+        done = run("bot", "ask", TEE, str(rec / "game-0001.jsonl"), "--decision", str(k),
+                   "--seat", "0", "--json")
+        assert done.returncode == 0, done.stderr
+        got = json.loads(done.stdout)
+        # The hash of every byte the bot read, at the request asked for, is the game's.
+        mine = [x for x in got["stderr"].splitlines() if x.startswith("ACT ")]
+        assert mine[-1] == acts[k - 1] and len(mine) == k
+        assert got["answer"]["index"] == 0 and got["earlier_differences"] == []
+        assert json.loads(got["request"])["id"] == int(acts[k - 1].split()[1])
+
+
+def test_bot_ask_reproduces_a_crash_from_the_record(tmp_path: Path) -> None:
+    rec = tmp_path / "rec"
+    game = run("match", "--seat", f"{CRASHY} refuse", "--seat", "builtin:greedy", "--rules",
+               "two-player", "--set", "max_hands=1", "--seed", "3", "--record", str(rec))
+    assert game.returncode == 3
+    lines = [json.loads(x) for x in (rec / "game-0001.jsonl").read_text().splitlines()]
+    moves = 0
+    for line in lines:
+        if line["type"] == "failure":
+            break
+        moves += line["type"] == "move"
+    k = moves + 1  # the move the referee played for the crashed bot
+    done = run("bot", "ask", f"{CRASHY} refuse", str(rec / "game-0001.jsonl"), "--decision",
+               str(k))
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "no answer: CRASHED" in done.stdout and "declining the pile" in done.stdout
+    bad = run("bot", "ask", TEE, str(rec / "game-0001.jsonl"), "--decision", "100000")
+    assert bad.returncode == 2 and "--decision must be a move of the game" in bad.stderr

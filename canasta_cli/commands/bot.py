@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -94,6 +95,61 @@ def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
                " folder):")
     typer.echo(failure.replay)
     return 1
+
+
+@bot_app.command("ask")
+def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.")],
+            record: Annotated[Path, typer.Argument(help="A finished game's record (match"
+                                                   " --record, tournament OUT/records/).")],
+            decision: Annotated[int, typer.Option(
+                help="The game's K-th move (from 1), or with --seat that seat's K-th"
+                " decision.", min=1, max=10_000_000)],
+            seat: Annotated[int | None, typer.Option(help="The seat whose decision it is.",
+                                                     min=0, max=5)] = None,
+            as_json: Annotated[bool, typer.Option("--json", help="Print the request, the"
+                                                  " answer, the time and the stderr as"
+                                                  " JSON.")] = False,
+            sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
+            bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
+            bot_disk: BotDiskOpt = 64) -> None:
+    """Put one recorded decision to a bot again, exactly as in the game (handshake, the
+    game's events and earlier requests, then that request), and show its answer, its time and
+    its stderr.  Exit codes: 0 the bot answered, 3 it failed, 2 usage errors."""
+    import json
+
+    from ..botask import AskError, ask
+    from ..records import RecordError, load_record
+    bounds.enforce(bounds.check_command, command)
+    setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
+    try:
+        lines = load_record(record)
+        got = ask(command, list(lines), decision, seat)
+    except (RecordError, AskError) as exc:
+        raise fail(visible(str(exc))) from None
+    request = got.request.decode("utf-8", "replace").rstrip("\n")
+    if as_json:
+        typer.echo(json.dumps({"seat": got.seat, "decision": got.decision, "move": got.step,
+                               "recorded": got.recorded, "request": request,
+                               "answer": got.answer, "failure": got.failure,
+                               "ms": round(got.ms, 1), "stderr": got.stderr,
+                               "earlier_differences": got.earlier}, indent=2))
+    else:
+        typer.echo(f"seat {got.seat}, its decision {got.decision} (move {got.step} of the game);"
+                   f" the game's move: {visible(got.recorded)}")
+        typer.echo(f"request ({len(got.request)} bytes, as sent in the game):")
+        typer.echo(visible(request))
+        if got.failure is not None:
+            typer.echo(f"no answer: {visible(got.failure)}")
+        else:
+            typer.echo(f"answer in {got.ms:.0f} ms: {visible(json.dumps(got.answer))}")
+        for note in got.earlier:
+            typer.echo(f"note: an earlier answer differs from the game: {visible(note)}")
+        if got.stderr.strip():
+            typer.echo("the end of the bot's stderr:")
+            typer.echo(visible_block(got.stderr))
+    if got.failure is not None:
+        typer.echo("failed: the bot did not answer", err=True)
+        raise typer.Exit(SEAT_FAILED)
 
 
 @bot_app.command("run")
