@@ -9,13 +9,25 @@ from typing import Annotated
 import typer
 
 from . import __version__, bench
-from .commands import bot, demo, explore, kit, ladder, match, play, replay, report, tournament
+from .commands import (
+    bot,
+    cluster,
+    demo,
+    explore,
+    kit,
+    ladder,
+    match,
+    play,
+    replay,
+    report,
+    tournament,
+)
 
 # Plain help (rich_markup_mode=None): the rich layout labels every flag "<bool>".
 app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
                   rich_markup_mode=None,
                   add_completion=False)
-for _group in (explore, play, demo, match, replay, tournament, report, bench, bot, kit,
+for _group in (explore, play, demo, match, replay, tournament, report, bench, bot, cluster, kit,
                ladder):
     _group.register(app)
 

@@ -346,3 +346,17 @@ def _named(marker: Path) -> list[int]:
             except OSError:
                 continue
     return out
+
+
+@needs_box
+def test_a_console_script_bot_finds_its_interpreter_in_the_box() -> None:
+    """``.venv/bin/canasta bot run``: a script whose #! names a venv's python, itself a link
+    to an interpreter installed elsewhere: all of it is let in, read-only."""
+    seat = SubprocessSeat([CANASTA, "bot", "run", "random"], name="console-script")
+    seats = [seat, *(builtin_seat("builtin:random", i) for i in (1, 2, 3))]
+    ref = Referee(seats, SHORT, ROOMY)
+    try:
+        result = ref.play(1, seed=3)
+    finally:
+        ref.close()
+    assert result.seats[0]["status"] == "OK", (result.seats[0], seat.stderr_tail())

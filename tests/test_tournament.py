@@ -258,13 +258,13 @@ def test_cli_writes_json_csv_and_a_table(tmp_path: Path) -> None:
 
 def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
-    from canasta_cli.tournament.runner import DaskExecutor
+    from canasta_cli.tournament.cluster import DaskExecutor
     bots = {**BUILTIN, "gbot": f"{sys.executable} {ROOT / 'bots' / 'greedy_bot.py'}"}
     local = counted_rows(_run(tmp_path / "local", 1, bots))
     # One worker process running two games at once in threads, as `dask worker` does.
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster:
-        ex = DaskExecutor(cluster.scheduler_address)
+        ex = DaskExecutor(cluster.scheduler_address, client=distributed.Client(cluster))
         try:
             state = run_tournament(bots, "round-robin", 4, ONE_HAND, 11, tmp_path / "dask",
                                    ex, 2)

@@ -174,3 +174,8 @@ def bot_run(
         raise fail("--ms is for search and hard")
     player = PLAYERS[kind](seed, str(ms) if ms is not None else "")
     run(player, f"canasta bot run {kind}")
+
+
+from . import botpolicy  # noqa: E402 - canasta bot policy (docs/ML.md)
+
+botpolicy.register(bot_app)

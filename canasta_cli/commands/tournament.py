@@ -62,7 +62,13 @@ def tournament(
         help="SPRT on each game won or lost ('game'), or on each duplicate deal won or lost"
         " on its seatings together ('deal': the luck of the cards removed).")] = "game",
     cluster: Annotated[str | None, typer.Option(
-        help="Run the games on a Dask scheduler, e.g. tcp://host:8786.")] = None,
+        help="Run the games on a Dask scheduler, e.g. tls://host:8786 (with --cluster-tls).")
+    ] = None,
+    cluster_tls: Annotated[Path | None, typer.Option(
+        help="The cluster's certificates, made by canasta cluster init DIR.")] = None,
+    cluster_insecure: Annotated[bool, typer.Option(
+        "--cluster-insecure", help="Allow a plain tcp:// cluster: anyone who reaches the"
+        " scheduler, a bot too, can then run code on the workers.")] = False,
     decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
     bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
     as_json: Annotated[bool, typer.Option("--json", help="Print results.json.")] = False,
@@ -92,9 +98,9 @@ def tournament(
     usage errors."""
     # Loaded when the command runs: the runner brings in multiprocessing.
     from ..tournament import report
+    from ..tournament.cluster import ClusterError, DaskExecutor, check_cluster
     from ..tournament.outdir import release
     from ..tournament.runner import (
-        DaskExecutor,
         Executor,
         InlineExecutor,
         LocalExecutor,
@@ -127,24 +133,41 @@ def tournament(
                        bot_disk, bot_writable)
     bounds.enforce(bounds.check_tournament, bots, format_, games, r.players, r.partnerships,
                    concurrency, cluster is not None, decision_ms, bank_ms, elo1)
+    try:
+        if cluster:
+            check_cluster(cluster, cluster_tls, cluster_insecure)
+            if unboxed and not cluster_insecure:
+                raise ClusterError("--unboxed bots could read a worker's key and take the"
+                                   " cluster over: keep them boxed (the default) on a TLS"
+                                   " cluster")
+        elif cluster_tls or cluster_insecure:
+            raise ClusterError("--cluster-tls and --cluster-insecure go with --cluster")
+    except ClusterError as exc:
+        raise fail(str(exc)) from None
     seed = _tournament_seed(out, seed, bots)
-    hide(out)
+    hide(out, *([cluster_tls] if cluster and cluster_tls else []))
+
+    def warn(message: str) -> None:
+        typer.echo(f"warning: {visible(message)}", err=True)
+
     k = concurrency or default_concurrency()
     executor: Executor
     try:
-        executor = (DaskExecutor(cluster) if cluster else
-                    LocalExecutor(k) if k > 1 else InlineExecutor())
+        executor = (DaskExecutor(cluster, cluster_tls, cluster_insecure, [out], warn)
+                    if cluster else LocalExecutor(k) if k > 1 else InlineExecutor())
     except (RuntimeError, OSError) as exc:
         raise fail(str(exc)) from None
     tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     try:
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
-                               reuse_bots, policy,
-                               warn=lambda m: typer.echo(f"warning: {visible(m)}", err=True),
+                               reuse_bots, policy, warn=warn,
                                records=records or html is not None,
                                box_args=_box_args(sandbox, unboxed, ponder, bot_memory,
                                                   bot_procs, bot_disk, bot_writable))
+    except ClusterError as exc:
+        executor.abort()
+        raise fail(visible(str(exc))) from None
     except (OSError, ResultsError) as exc:
         executor.abort()  # a full disk, unreadable results: the rows written so far are kept
         raise fail(visible(os_message(exc) if isinstance(exc, OSError) else str(exc))) from None

@@ -222,21 +222,46 @@ def describe(policy: BoxPolicy | None = None) -> str:
 
 def _program_dirs(argv: list[str], path: str) -> list[str]:
     """The directories a bot needs to run: its program's (and the interpreter's install,
-    for a virtual environment's or a pyenv's interpreter), and those of files it names."""
+    for a virtual environment's or a pyenv's interpreter, and the interpreter its ``#!`` line
+    names), and those of files it names."""
     dirs: list[str] = []
     program = argv[0] if os.sep in argv[0] else shutil.which(argv[0], path=path) or argv[0]
-    if os.path.isabs(program):
-        for p in (program, os.path.realpath(program)):
+    todo: list[str] = [program]
+    seen: set[str] = set()
+    while todo:
+        exe = todo.pop()
+        if not os.path.isabs(exe) or exe in seen or len(seen) > 8:
+            continue
+        seen.add(exe)
+        for p in (exe, os.path.realpath(exe)):
             top = os.path.dirname(os.path.dirname(p))  # .../bin/python -> the install
             if not any(top == s or top.startswith(s + os.sep) for s in _SYSTEM) and top != "/":
                 dirs.append(top)
             parent = os.path.dirname(p)
             if not any(parent == s or parent.startswith(s + os.sep) for s in _SYSTEM):
                 dirs.append(parent)
+        todo += _interpreter(exe, path)
     for arg in argv[1:]:
         if os.path.isabs(arg) and os.path.isfile(arg):
             dirs.append(os.path.dirname(arg))
     return dirs
+
+
+def _interpreter(exe: str, path: str) -> list[str]:
+    """The programs a script's ``#!`` line starts (``/usr/bin/env NAME`` looked up), and the
+    real interpreter behind a virtual environment's link."""
+    out = []
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        with open(exe, "rb") as f:
+            head = f.read(256)
+        if head.startswith(b"#!"):
+            words = head[2:].split(b"\n", 1)[0].decode().split()
+            if words and os.path.basename(words[0]) == "env" and len(words) > 1:
+                found = shutil.which(words[-1], path=path)
+                out += [found] if found else []
+            elif words:
+                out.append(words[0])
+    return out
 
 
 def _inside(path: str, dirs: list[str]) -> bool:

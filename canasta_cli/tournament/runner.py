@@ -223,33 +223,6 @@ class LocalExecutor:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-class DaskExecutor:
-    """The same games on a Dask ``distributed`` cluster (``pip install 'canasta[cluster]'``)."""
-
-    def __init__(self, address: str) -> None:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise RuntimeError("--cluster needs Dask: pip install 'canasta[cluster]'") from None
-        self.client = Client(address)  # type: ignore[no-untyped-call]
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self.client.submit(fn, *args, pure=False)
-
-    def wait_any(self, futures: list[Any]) -> tuple[list[Any], list[Any]]:
-        from distributed import wait as dwait
-        done, pending = dwait(futures, return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
-        return list(done), list(pending)
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):  # workers may already be gone
-            self.client.run(_close_bots)
-        self.client.close()  # type: ignore[no-untyped-call]
-
-    def abort(self) -> None:
-        self.close()
-
-
 # The tournament loop --------------------------------------------------------------------------
 
 @dataclass
@@ -257,29 +230,6 @@ class RunState:
     rows: dict[int, dict[str, Any]]
     stopped_by_sprt: str | None = None
     sprt_at: int | None = None
-
-
-def _row_problem(row: object, keys: set[str]) -> str | None:
-    """Why a games.jsonl row cannot be used, by its shape alone (None: it can): for a
-    reader without the schedule (the report viewer).  A run checks each row against its
-    schedule and the deal's seed instead (``rows.row_problem``)."""
-    if not isinstance(row, dict):
-        return "not an object"
-    checks: list[tuple[str, type | tuple[type, ...]]] = [
-        ("key", str), ("index", int), ("pair", list), ("deal", int), ("seating", list),
-        ("seed", int), ("scores", list), ("failures", list), ("reason", str)]
-    for name, kind in checks:
-        if not isinstance(row.get(name), kind) or isinstance(row.get(name), bool):
-            return f"{name!r} is missing or not a {getattr(kind, '__name__', 'value')}"
-    if row["key"] not in keys:
-        return "a game this tournament does not schedule"
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in row["scores"]):
-        return "'scores' must hold whole numbers"
-    if row.get("winner") is not None and not isinstance(row.get("winner"), int):
-        return "'winner' must be a side or null"
-    if len(row["pair"]) != 2 or not all(isinstance(f, dict) for f in row["failures"]):
-        return "'pair' or 'failures' is malformed"
-    return None
 
 
 MAX_ROW = 1 << 14  # bytes in one games.jsonl line; a row is a few hundred

@@ -14,7 +14,8 @@ from typing import Any
 from ..core import Ruleset
 from ..records import RecordError, load_record
 from ..tournament.records import record_path
-from ..tournament.runner import _row_problem, outcome
+from ..tournament.rows import shape_problem
+from ..tournament.runner import outcome
 from ..tournament.stats import Sprt, paired_diffs
 
 MAX_FILE = 1 << 30          # bytes: past this a file is not the tournament's
@@ -114,7 +115,7 @@ def _rows(folder: Path, warnings: list[str]) -> list[dict[str, Any]]:
             if len(raw) > MAX_LINE:
                 raise ValueError
             row = json.loads(raw.decode("utf-8"))
-            problem = _row_problem(row, {str(row.get("key"))} if isinstance(row, dict) else set())
+            problem = shape_problem(row, {str(row.get("key"))} if isinstance(row, dict) else set())
         except (ValueError, RecursionError, AttributeError, TypeError):
             problem, row = "not a games.jsonl row", None
         if problem is None and (not isinstance(row["index"], int) or row["index"] in rows

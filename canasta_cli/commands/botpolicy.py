@@ -1,0 +1,85 @@
+"""``canasta bot policy SOURCE``: a policy function run as a protocol bot on stdin/stdout."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+class SpecError(ValueError):
+    """A policy spec that names nothing loadable."""
+
+
+def load_policy(source: str, function: str = "policy", arg: str | None = None) -> Any:
+    """``function`` from ``source`` (a ``.py`` file or a module name); with ``arg`` it is a
+    factory called with it (a weights file, say) and its result is the policy."""
+    if not function.isidentifier():
+        raise SpecError(f"--function must be a Python name, not {function[:50]!r}")
+    if source.endswith(".py"):
+        path = Path(source)
+        if not path.is_file():
+            raise SpecError(f"no such file: {source}")
+        loader_spec = importlib.util.spec_from_file_location(f"canasta_policy_{path.stem}",
+                                                             path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise SpecError(f"cannot load {source}")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[loader_spec.name] = module
+        try:
+            loader_spec.loader.exec_module(module)
+        except Exception as exc:  # the user's file: say what broke, in one line
+            raise SpecError(f"{source} failed to load: {type(exc).__name__}: {exc}") from None
+    else:
+        try:
+            module = importlib.import_module(source)
+        except ImportError as exc:
+            raise SpecError(f"cannot import {source}: {exc}") from None
+    target = getattr(module, function, None)
+    if not callable(target):
+        raise SpecError(f"{source} has no function {function}")
+    if arg is not None:
+        try:
+            target = target(arg)
+        except Exception as exc:
+            raise SpecError(f"{function}({arg!r}) failed: {type(exc).__name__}: {exc}") from None
+        if not callable(target):
+            raise SpecError(f"{function}({arg!r}) did not return a policy function")
+    return target
+
+
+def register(bot_app: typer.Typer) -> None:
+    """Add ``canasta bot policy``."""
+
+    @bot_app.command("policy")
+    def bot_policy(
+        source: Annotated[str, typer.Argument(
+            help="A .py file or a module that defines the policy: a function (observation,"
+            " mask) -> action index over canasta_cli.env's observation and action table.")],
+        function: Annotated[str, typer.Option(
+            help="The policy's name in SOURCE (with --arg: a factory returning it).")]
+        = "policy",
+        arg: Annotated[str | None, typer.Option(
+            help="Call FUNCTION with this (e.g. a weights file) to get the policy.")] = None,
+        name: Annotated[str, typer.Option(help="The name the bot gives in ready.")]
+        = "policy",
+    ) -> None:
+        """Run a policy trained on the environment as a protocol bot (docs/ML.md), e.g.
+        canasta bot policy examples/reinforce.py --function load --arg examples/weights.npz"""
+        try:
+            from ..env.player import as_player
+        except ImportError as exc:
+            typer.echo(f"error: canasta bot policy needs numpy ({exc.name} is missing):"
+                       " pip install 'canasta[rl]'", err=True)
+            raise typer.Exit(2) from None
+        try:
+            policy = load_policy(source, function, arg)
+        except SpecError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        from ..players.stdio import run
+        run(as_player(policy), name)

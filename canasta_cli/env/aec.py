@@ -1,0 +1,267 @@
+"""A PettingZoo AEC environment on the exact engine (``canasta_cli.env.aec_env``).
+
+One agent per seat (``seat_0`` ...); the agent to act is the engine's ``state.actor``, so a
+turn is several steps of one agent (draw, melds, discard) and the partner answers the
+permission question.  ``observation["action_mask"]`` is exactly ``legal_moves`` over the
+fixed action table, and an action off the mask is refused with the engine's reason.
+docs/ML.md documents the spaces, rewards and options.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]
+
+from ..core import IllegalMoveError, Ruleset, apply, legal_moves, new_game, observation, preset
+from ..core.state import GameState, Phase
+from .actions import action_table
+from .observe import Encoder
+from .public import _HANDLERS
+
+REWARDS = ("hand", "game")
+
+
+_WHOLE = (int, np.integer)
+
+
+class IllegalActionError(ValueError):
+    """An action the mask does not allow; the message says which move and why."""
+
+
+def side_rewards(totals: tuple[int, ...] | list[int]) -> list[float]:
+    """Zero-sum: each side's points less the mean of the other sides' points."""
+    n = len(totals)
+    whole = sum(totals)
+    return [float(t - (whole - t) / (n - 1)) for t in totals]
+
+
+def load_ruleset(rules: Ruleset | str, options: dict[str, Any]) -> Ruleset:
+    base = preset(rules) if isinstance(rules, str) else rules
+    return base.with_options(**options) if options else base
+
+
+class CanastaEnv(AECEnv):  # type: ignore[misc]
+    """Canasta as an AEC environment.  See ``aec_env`` for the arguments."""
+
+    metadata: dict[str, Any] = {"name": "canasta_v0", "render_modes": ["human", "ansi"],
+                "is_parallelizable": False}
+
+    def __init__(self, rules: Ruleset | str = "classic", *, render_mode: str | None = None,
+                 reward: str = "hand", max_moves: int | None = None, **options: Any) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of human, ansi or None, not"
+                             f" {render_mode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be 'hand' or 'game', not {reward!r}")
+        if max_moves is not None and (isinstance(max_moves, bool) or not isinstance(
+                max_moves, int) or max_moves < 1):
+            raise ValueError(f"max_moves must be a positive whole number, not {max_moves!r}")
+        self.rules = load_ruleset(rules, options)
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.max_moves = max_moves
+        self.table = action_table(self.rules)
+        self.encoder = Encoder(self.rules)
+        n = self.rules.players
+        self.possible_agents = [f"seat_{i}" for i in range(n)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = self.encoder.layout.bounds()
+        self.observation_spaces = {a: spaces.Dict({
+            "observation": spaces.Box(low, high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (self.table.size,), dtype=np.int8)})
+            for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        self._rng = random.Random()
+        self._no_mask = np.zeros(self.table.size, np.int8)
+        self._size = self.table.size
+        self._moves = self.table.moves
+        self.state_: GameState | None = None
+
+    # The PettingZoo API -----------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game.  ``seed`` is the engine's game seed (``new_game(rules, seed)``); later
+        resets without one continue a sequence of seeds drawn from it."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+                raise ValueError(f"seed must be a whole number, not {seed!r}")
+            self._rng = random.Random(int(seed))
+            game_seed = int(seed)
+        else:
+            game_seed = self._rng.randrange(2**63)
+        self.seed_ = game_seed
+        self.state_ = new_game(self.rules, seed=game_seed)
+        self.tracker = self.encoder.tracker()
+        self._seen_log: Any = None
+        self._feed()
+        self.moves_made = 0
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._rewarded = False
+        self.agent_selection = self.possible_agents[self.state_.actor]
+
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() before using the environment")
+        seat = self._index[agent]
+        mask = self.table.mask(legal_moves(state)) if state.actor == seat \
+            else self._no_mask.copy()
+        return {"observation": self.encoder.from_state(state, seat, self.tracker),
+                "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self._state()
+        if type(action) is not int:
+            action = self._action_index(action)
+        if not 0 <= action < self._size:
+            raise IllegalActionError(f"action {action} is outside 0..{self._size - 1}")
+        try:
+            after = apply(state, self._moves[action])
+        except IllegalMoveError as exc:
+            raise IllegalActionError(f"action {action} ({self.table.text(action)}) is not"
+                                     f" legal for {agent} now: {exc.reason}") from None
+        self.state_ = after
+        # The tracker reads the events of this move (the log is a cons list, newest first).
+        stop = self._seen_log
+        node = after.log
+        fresh = []
+        while node is not stop and node is not None:
+            fresh.append(node[1])
+            node = node[0]
+        tracker = self.tracker
+        handlers = _HANDLERS
+        for event in reversed(fresh):
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(tracker, event)
+            elif tracker._pending is not None:
+                tracker.settle()
+        self._seen_log = after.log
+        self.moves_made += 1
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
+        over = after.phase is Phase.GAME_OVER
+        if over or len(after.results) != len(state.results):
+            self._reward(state, after)
+        if over:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = agent
+        elif self.max_moves is not None and self.moves_made >= self.max_moves:
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.agent_selection = agent
+        else:
+            self.agent_selection = self.possible_agents[after.actor]
+        if self._rewarded:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = self.table_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # Helpers ------------------------------------------------------------------------------
+
+    def table_text(self, seat: int | None = None) -> str:
+        """The table as ``seat`` (default: the seat to act) sees it, in the project's table
+        layout, with the final scores once the game is over."""
+        from ..ui.render import Style, render_table
+        state = self._state()
+        if seat is None:
+            seat = state.actor if state.actor >= 0 else self._index[self.agent_selection]
+        names = list(self.possible_agents)
+        text = render_table(observation(state, seat, history=False), [], names,
+                            Style(color=False, ascii=True))
+        if state.is_over:
+            text += (f"\nGame over ({state.game_end_reason}): scores "
+                     + ", ".join(map(str, state.scores)))
+        return text
+
+    def legal_actions(self) -> list[int]:
+        """The legal action indices for the agent to act, in ``legal_moves`` order."""
+        state = self._state()
+        return self.table.indices(legal_moves(state)) if not state.is_over else []
+
+    @property
+    def game_state(self) -> GameState:
+        """The engine state (the whole game, hidden cards included: for tests and tools, not
+        for an agent's input)."""
+        return self._state()
+
+    def _state(self) -> GameState:
+        if self.state_ is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state_
+
+    def _action_index(self, action: Any) -> int:
+        """An action as a plain int: a whole number (numpy's too), never a bool or None."""
+        if action is None or isinstance(action, bool) or not isinstance(action, _WHOLE):
+            raise IllegalActionError(f"an action is a whole number from 0 to"
+                                     f" {self._size - 1}, not {action!r}")
+        return int(action)
+
+    def _feed(self) -> None:
+        """Give the tracker the events so far (after a reset)."""
+        for event in self._state().events():
+            self.tracker.feed(event)
+        self._seen_log = self._state().log
+
+    def _reward(self, before: GameState, after: GameState) -> None:
+        rules = self.rules
+        if self.reward_mode == "hand":
+            per_side = [0.0] * rules.sides
+            for result in after.results[len(before.results):]:
+                for s, r in enumerate(side_rewards(result.totals)):
+                    per_side[s] += r
+        elif after.is_over:
+            per_side = [0.0] * rules.sides
+            if after.winner is not None:
+                per_side = side_rewards([1 if s == after.winner else 0
+                                         for s in range(rules.sides)])
+        else:
+            return
+        for a in self.agents:
+            self.rewards[a] = per_side[rules.side_of(self._index[a])]
+        self._rewarded = True
+
+
+def aec_env(rules: Ruleset | str = "classic", *, render_mode: str | None = None,
+            reward: str = "hand", max_moves: int | None = None, **options: Any) -> CanastaEnv:
+    """A PettingZoo ``AECEnv`` for ``rules`` (a preset name or a Ruleset) with rule
+    ``options`` (``aec_env("classic", max_hands=1)``).  ``reward``: "hand" (each hand's
+    points, zero-sum between sides, at the step that ends the hand) or "game" (+1 for the
+    winning side, the rest shared as -1 among the others, at the end).  ``max_moves``
+    truncates every agent after that many steps in all."""
+    return CanastaEnv(rules, render_mode=render_mode, reward=reward, max_moves=max_moves,
+                      **options)

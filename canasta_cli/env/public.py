@@ -1,0 +1,241 @@
+"""The public facts of the hand in progress, kept up to date event by event.
+
+The same facts as ``core.facts.public_facts`` (cards known in each hand, each seat's
+discards, the pile, the cards not seen), but incremental and by card kind, because an
+environment step cannot afford to re-read the history.  Two feeds drive one tracker:
+engine events (the environment) and event views as the protocol sends them
+(``as_player``).  Only public fields are read, so every seat's view gives the same facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..core import events as ev
+from ..core.cards import CARDS_PER_DECK, KIND_OF, N_KINDS, RED3, full_deck
+
+_FACE_OF_TEXT: dict[str, int] = {}
+
+
+def face_of_text(text: str) -> int:
+    """A card text (``Kh``, ``Jo``) as its card id in the first deck; suits matter here."""
+    if not _FACE_OF_TEXT:
+        from ..core.cards import TEXT_OF
+        _FACE_OF_TEXT.update((TEXT_OF[c], c) for c in range(CARDS_PER_DECK))
+    try:
+        return _FACE_OF_TEXT[text]
+    except (KeyError, TypeError):
+        raise ValueError(f"not a card: {str(text)[:20]!r}") from None
+
+
+class PublicTracker:
+    """Per hand, by kind (``N_KINDS`` counts):
+
+    * ``known``: seat-major bytes, for seat s ``known[s*15:(s+1)*15]``: cards certainly in
+      its hand (picked up with the pile, no card of that face played since);
+    * ``discards``: the same layout, each seat's discards this hand;
+    * ``pile_counts``: the discard pile;
+    * ``hidden``: the pack less every card laid on the table (melds, red threes), the pile
+      and the known cards: what no seat has seen face up.  A seat has not seen
+      ``hidden + known[seat] - its hand`` (the ``unseen`` field).
+
+    Every count is below 256 (a pack has at most 162 cards; a seat discards at most once a
+    turn, and a hand has fewer turns than draws and pile takes, each of which moves a
+    card), so they are bytes, ready for the observation vector.
+    """
+
+    __slots__ = ("players", "pack", "known", "known_faces", "discards", "pile", "pile_counts",
+                 "hidden", "_pending")
+
+    def __init__(self, players: int, decks: int) -> None:
+        self.players = players
+        pack = [0] * N_KINDS
+        for c in full_deck(decks):
+            pack[KIND_OF[c]] += 1
+        self.pack = bytes(pack)
+        self._pending: tuple[int, tuple[int, ...]] | None = None
+        self.reset()
+
+    def reset(self) -> None:
+        n = self.players
+        self.known = bytearray(n * N_KINDS)
+        self.known_faces: list[dict[int, int]] = [{} for _ in range(n)]
+        self.discards = bytearray(n * N_KINDS)
+        self.pile: list[int] = []
+        self.pile_counts = bytearray(N_KINDS)
+        self.hidden = bytearray(self.pack)
+        self._pending = None
+
+    def copy(self) -> PublicTracker:
+        new = object.__new__(PublicTracker)
+        new.players = self.players
+        new.pack = self.pack
+        new.known = bytearray(self.known)
+        new.known_faces = [dict(k) for k in self.known_faces]
+        new.discards = bytearray(self.discards)
+        new.pile = list(self.pile)
+        new.pile_counts = bytearray(self.pile_counts)
+        new.hidden = bytearray(self.hidden)
+        new._pending = self._pending
+        return new
+
+    def known_of(self, seat: int) -> list[int]:
+        return list(self.known[seat * N_KINDS:(seat + 1) * N_KINDS])
+
+    def discards_of(self, seat: int) -> list[int]:
+        return list(self.discards[seat * N_KINDS:(seat + 1) * N_KINDS])
+
+    def facts(self, seat: int) -> bytes:
+        """The ``known`` of the other seats then every seat's ``discards``, in playing
+        order from ``seat`` (the vector's last two fields)."""
+        k, d = self.known, self.discards
+        at, nxt = seat * N_KINDS, (seat + 1) * N_KINDS
+        return b"".join((k[nxt:], k[:at], d[at:], d[:at]))
+
+    # The facts, one method per kind of public event -------------------------------------
+
+    def _forget(self, seat: int, face: int) -> None:
+        faces = self.known_faces[seat]
+        n = faces.get(face) if faces else None
+        if n:
+            if n == 1:
+                del faces[face]
+            else:
+                faces[face] = n - 1
+            kind = KIND_OF[face]
+            self.known[seat * N_KINDS + kind] -= 1
+            self.hidden[kind] += 1  # it goes on the table or the pile, counted there
+
+    def _flush(self) -> None:
+        """A meld not followed by a pile take from the same seat: its cards left the hand."""
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            for f in pending[1]:
+                self._forget(pending[0], f)
+            self._on_table(pending[1])
+
+    def _on_table(self, faces: tuple[int, ...]) -> None:
+        hidden = self.hidden
+        for f in faces:
+            hidden[KIND_OF[f]] -= 1
+
+    def upcard(self, face: int) -> None:
+        if self._pending is not None:
+            self._flush()
+        kind = KIND_OF[face]
+        self.pile.append(kind)
+        self.pile_counts[kind] += 1
+        self.hidden[kind] -= 1
+
+    def discard(self, seat: int, face: int) -> None:
+        if self._pending is not None:
+            self._flush()
+        if self.known_faces[seat]:
+            self._forget(seat, face)
+        kind = KIND_OF[face]
+        self.pile.append(kind)
+        self.pile_counts[kind] += 1
+        self.hidden[kind] -= 1
+        self.discards[seat * N_KINDS + kind] += 1
+
+    def meld(self, seat: int, faces: tuple[int, ...]) -> None:
+        """Settled by the next event: a pile take from the same seat means the meld holds
+        the pile's top card and the cards it names."""
+        self._flush()
+        self._pending = (seat, faces)
+
+    def took_pile(self, seat: int, top: int, faces: tuple[int, ...]) -> None:
+        pending = self._pending
+        if pending is not None and pending[0] == seat:
+            self._pending = None  # the new meld of the top card with these
+        else:
+            self._flush()  # the top card joins a meld the side already has
+        if self.pile:
+            kind = self.pile.pop()
+            self.pile_counts[kind] -= 1
+            self.hidden[kind] += 1  # out of the pile, onto the table just below
+        for f in faces:
+            self._forget(seat, f)
+        self._on_table((top, *faces))
+
+    def picked_up(self, seat: int, faces: tuple[int, ...]) -> None:
+        self._flush()
+        known, at, counts = self.known_faces[seat], seat * N_KINDS, self.known
+        for f in faces:
+            known[f] = known.get(f, 0) + 1
+            counts[at + KIND_OF[f]] += 1
+        self.pile = []  # the pile became known cards: ``hidden`` does not change
+        self.pile_counts = bytearray(N_KINDS)
+
+    def added(self, seat: int, face: int) -> None:
+        if self._pending is not None:
+            self._flush()
+        if self.known_faces[seat]:
+            self._forget(seat, face)
+        self.hidden[KIND_OF[face]] -= 1
+
+    def red_three(self, seat: int, face: int, from_pile: bool) -> None:
+        self._flush()
+        if from_pile:
+            self._forget(seat, face)
+        self.hidden[RED3] -= 1
+
+    def settle(self) -> None:
+        """Before reading the facts: every event of the last move has arrived."""
+        self._flush()
+
+    # Feeds --------------------------------------------------------------------------------
+
+    def feed(self, event: ev.Event) -> None:
+        """An engine event (only its public fields are read)."""
+        handler = _HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
+        elif self._pending is not None:
+            self._flush()
+
+    def feed_view(self, event: dict[str, Any]) -> None:
+        """An event as the protocol sends it (any seat's view: only public fields are read)."""
+        kind = event.get("type")
+        seat = event.get("seat")
+        if kind == "hand_started":
+            self.reset()
+            return
+        if kind == "upcard":
+            self.upcard(face_of_text(event["card"]))
+            return
+        if not isinstance(seat, int) or not 0 <= seat < self.players:
+            self._flush()
+            return
+        if kind == "discard":
+            self.discard(seat, face_of_text(event["card"]))
+        elif kind == "meld":
+            self.meld(seat, tuple(face_of_text(c) for c in event["cards"]))
+        elif kind == "add":
+            self.added(seat, face_of_text(event["card"]))
+        elif kind == "took_pile":
+            self.took_pile(seat, face_of_text(event["top"]),
+                           tuple(face_of_text(c) for c in event["with"]))
+        elif kind == "picked_up":
+            self.picked_up(seat, tuple(face_of_text(c) for c in event["cards"]))
+        elif kind == "red_three":
+            self.red_three(seat, face_of_text(event["card"]), event.get("source") == "pile")
+        else:
+            self._flush()
+
+
+_D = CARDS_PER_DECK
+
+_HANDLERS: dict[type, Callable[[PublicTracker, Any], None]] = {
+    ev.Discarded: lambda t, e: t.discard(e.seat, e.card % _D),
+    ev.Melded: lambda t, e: t.meld(e.seat, tuple(c % _D for c in e.cards)),
+    ev.Added: lambda t, e: t.added(e.seat, e.card % _D),
+    ev.PileTaken: lambda t, e: t.took_pile(e.seat, e.top % _D,
+                                           tuple(c % _D for c in e.with_cards)),
+    ev.PilePickedUp: lambda t, e: t.picked_up(e.seat, tuple(c % _D for c in e.cards)),
+    ev.RedThreeLaid: lambda t, e: t.red_three(e.seat, e.card % _D, e.source == "pile"),
+    ev.UpcardTurned: lambda t, e: t.upcard(e.card % _D),
+    ev.HandStarted: lambda t, e: t.reset(),
+}

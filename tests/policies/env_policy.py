@@ -1,0 +1,19 @@
+"""Policies for the tests of ``canasta bot policy``: functions (observation, mask) -> action."""
+
+import numpy as np
+
+
+def policy(observation, mask):
+    """The last legal action of the table (melds and takes before discards, often)."""
+    assert observation.dtype == np.float32 and mask.dtype == np.int8
+    return int(np.flatnonzero(mask)[-1])
+
+
+def load(arg):
+    """A factory, as a trained policy's loader is: ``arg`` picks the first or last action."""
+    pick = 0 if arg == "first" else -1
+    return lambda observation, mask: int(np.flatnonzero(mask)[pick])
+
+
+def illegal(observation, mask):
+    return int(np.flatnonzero(mask == 0)[0])

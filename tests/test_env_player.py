@@ -1,0 +1,123 @@
+"""From a policy back to a player: ``as_player`` sees what the environment gives the seat,
+and ``canasta bot policy`` plays in a real ``canasta match``."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("pettingzoo")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from canasta_cli.cli import app  # noqa: E402
+from canasta_cli.core import preset  # noqa: E402
+from canasta_cli.env import aec_env, as_player  # noqa: E402
+from canasta_cli.env.player import PolicyError  # noqa: E402
+from canasta_cli.protocol.messages import encode  # noqa: E402
+from canasta_cli.referee import Referee  # noqa: E402
+from canasta_cli.seats.policy import PolicySeat  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+POLICIES = ROOT / "tests" / "policies" / "env_policy.py"
+runner = CliRunner()
+
+
+class Recorder:
+    """A random policy that keeps every (observation, mask, action) it was given."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.seen: list[tuple[list[float], list[int], int]] = []
+
+    def __call__(self, observation: object, mask: object) -> int:
+        legal = np.flatnonzero(mask)
+        action = int(legal[self.rng.randrange(len(legal))])
+        self.seen.append((observation.tolist(), mask.tolist(), action))  # type: ignore[attr-defined]
+        return action
+
+
+@pytest.mark.parametrize("name", ["classic", "two-player", "three-player-cutthroat"])
+def test_as_player_sees_exactly_what_the_environment_gives(name: str) -> None:
+    """A referee game with a wrapped policy in every seat (seat 0 reading the wire form, the
+    others the in-process form), then the same seed and actions through the environment:
+    every observation vector and mask is the same, decision by decision."""
+    rules = preset(name).with_options(max_hands=1)
+    recorders = [Recorder(s) for s in range(rules.players)]
+    players = [as_player(r) for r in recorders]
+    seats = [PolicySeat("wire", lambda msg, p=players[0]: p(json.loads(encode(msg))))]
+    seats += [PolicySeat(f"p{s}", players[s]) for s in range(1, rules.players)]
+    result = Referee(seats, rules).play(1, seed=21)  # type: ignore[arg-type]
+    assert all(s["status"] == "OK" for s in result.seats)
+    env = aec_env(rules)
+    env.reset(seed=21)
+    taken = [0] * rules.players
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(agent)
+        vec, mask, action = recorders[seat].seen[taken[seat]]
+        taken[seat] += 1
+        assert obs["observation"].tolist() == vec
+        assert obs["action_mask"].tolist() == mask
+        env.step(action)
+    assert taken == [len(r.seen) for r in recorders]
+    assert env.game_state.scores == result.scores
+
+
+def test_a_policy_off_the_mask_is_a_clear_failure() -> None:
+    player = as_player(lambda obs, mask: int(np.flatnonzero(mask == 0)[0]))
+    seats = [PolicySeat("bad", player), PolicySeat("other", as_player(Recorder(1)))]
+    result = Referee(seats, preset("two-player").with_options(max_hands=1)).play(  # type: ignore[arg-type]
+        1, seed=2)
+    assert result.seats[0]["status"] == "CRASHED"
+    assert "not legal here" in json.dumps(result.seats[0])
+    with pytest.raises(PolicyError, match="no ruleset"):
+        as_player(lambda o, m: 0).choose({"type": "act", "id": 1, "observation": {}})
+
+
+def _policy_bot(*args: str) -> str:
+    return f"{sys.executable} -m canasta_cli.cli bot policy {POLICIES} " + " ".join(args)
+
+
+@pytest.mark.parametrize("extra", [(), ("--function", "load", "--arg", "first")])
+def test_bot_policy_plays_a_real_match(extra: tuple[str, ...]) -> None:
+    result = runner.invoke(app, ["match", "--rules", "two-player", "--set", "max_hands=1",
+                                 "--games", "2", "--seed", "4", "--json",
+                                 "-s", _policy_bot(*extra), "-s", "builtin:random"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert len(data["games"]) == 2
+    for game in data["games"]:
+        me = game["seats"][0]
+        assert me["status"] == "OK" and me["decisions"] > 10 and me["default_moves"] == 0
+
+
+def test_bot_policy_errors_are_one_line() -> None:
+    for args, message in ((["nowhere.py"], "no such file"),
+                          ([str(POLICIES), "--function", "missing"], "no function missing"),
+                          ([str(POLICIES), "--function", "1x"], "Python name"),
+                          (["canasta_cli.no_such_module"], "cannot import")):
+        result = runner.invoke(app, ["bot", "policy", *args])
+        assert result.exit_code == 2, result.output
+        assert message in result.output and "Traceback" not in result.output
+
+
+def test_bench_env_runs_and_prints_the_ratio() -> None:
+    result = runner.invoke(app, ["bench", "env", "-r", "two-player", "--decisions", "300",
+                                 "--rounds", "2"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("load average at start:")
+    assert sum(1 for line in lines if line.startswith("round ")) == 2
+    assert any(line.startswith("env/engine: median") for line in lines)
+    assert lines[-1].startswith("load average at end:")
+    bad = runner.invoke(app, ["bench", "env", "-r", "nope"])
+    assert bad.exit_code == 2 and "unknown preset" in bad.output
