@@ -192,9 +192,9 @@ def render(summary: dict[str, Any]) -> str:
                    None: "undecided when the games ran out"}[s["decision"]]
         unit = s.get("unit", "game")
         on = "on games" if unit == "game" else "on deals won over both seatings"
-        llr = (f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}), "
+        llr = (f"; LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f})"
                if all(isinstance(s.get(k), int | float) for k in ("llr", "lower", "upper"))
                else "")
-        lines.append(f"SPRT {on}: {llr}{verdict} after {s['after_games']} games"
-                     f" ({s.get('after_deals', '?')} deals)")
+        lines.append(f"SPRT {on}: {verdict} after {s['after_games']} games"
+                     f" ({s.get('after_deals', '?')} deals){llr}")
     return "\n".join(lines)
