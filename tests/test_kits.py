@@ -85,3 +85,29 @@ def test_the_js_kit_gets_the_same_match_end_results_as_the_python_kit(tmp_path: 
         line = next(x for x in text.splitlines() if x.startswith("RESULTS "))
         got.append(json.loads(line.removeprefix("RESULTS ")))
     assert got[0] == got[1] and len(got[0]) == 2
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="no node here")
+def test_the_js_helpers_agree_with_the_python_helpers() -> None:
+    import canasta_kit as kit
+    hands = [["Kh", "Kd", "Ks", "Qh", "Qd", "2c", "5h"], ["Kh", "Kd", "5h"],
+             ["Ah", "Ad", "Jo", "7c", "7d", "7s", "9h", "9d", "2s", "3h", "3c"]]
+    cards = ["Jo", "2h", "Ah", "Kd", "8s", "7c", "4h", "3s", "3d", "10h"]
+    public = {"unseen": {"7h": 1, "7d": 2, "Kh": 2}, "known": [["Kc"], []],
+              "discards": [["7s"], ["10c"]]}
+    want = {"points": [kit.card_points(c) for c in cards],
+            "melds": [kit.opening_melds(h, m) for h in hands for m in (0, 50, 90)],
+            "safety": [kit.discard_safety(c, public) for c in cards]}
+    script = f"""
+const kit = require({json.dumps(str(ROOT / "bots" / "canasta_kit.js"))});
+const hands = {json.dumps(hands)}, cards = {json.dumps(cards)}, pub = {json.dumps(public)};
+console.log(JSON.stringify({{
+  points: cards.map(kit.cardPoints),
+  melds: hands.flatMap((h) => [0, 50, 90].map((m) => kit.openingMelds(h, m))),
+  safety: cards.map((c) => kit.discardSafety(c, pub)),
+}}));"""
+    done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60,
+                          check=True)
+    got = json.loads(done.stdout)
+    assert got["points"] == want["points"] and got["melds"] == want["melds"]
+    assert got["safety"] == pytest.approx(want["safety"])
