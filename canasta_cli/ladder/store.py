@@ -76,6 +76,9 @@ class Ladder:
         try:
             self.db = sqlite3.connect(str(path), timeout=60.0, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
+            # Each commit survives the process (SIGKILL included); only a power cut may lose
+            # the last deals, which the next run then plays again.
+            self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise LadderError(f"{path}: not a ladder file ({exc})") from None

@@ -19,6 +19,7 @@ from typing import Any
 from ..core import Ruleset, preset
 from ..private_files import write_private
 from ..protocol.statuses import SeatStatus
+from ..seat_names import split_name
 
 FAILURES = "failures"
 STDERR_TAIL = 4096  # bytes of each failing bot's stderr kept with its failure
@@ -71,7 +72,10 @@ def replay_command(bots: dict[str, str], row: dict[str, Any], rules: Ruleset,
     (its seed), seating, rules, time control, game number and built-in players' seeds."""
     args = ["canasta", "match"]
     for name in row["seating"]:
-        args += ["--seat", f"{name}={bots[name]}"]
+        # A name a seat spec cannot carry (split_name) is left out: the bots then hear the
+        # command line as that seat's name, the one difference from the game.
+        named = split_name(f"{name}={bots[name]}")[0] == name
+        args += ["--seat", f"{name}={bots[name]}" if named else bots[name]]
     args += rules_options(rules)
     args += ["--seed", str(row["seed"]), "--as-game", str(int(row["index"]) + 1),
              "--decision-ms", str(time.get("decision_ms", 1000)),
