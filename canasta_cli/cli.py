@@ -17,6 +17,7 @@ from .commands import (
     kit,
     ladder,
     match,
+    net,
     play,
     replay,
     report,
@@ -27,8 +28,8 @@ from .commands import (
 app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
                   rich_markup_mode=None,
                   add_completion=False)
-for _group in (explore, play, demo, match, replay, tournament, report, bench, bot, cluster, kit,
-               ladder):
+for _group in (explore, play, demo, match, replay, tournament, report, net, bench, bot,
+               cluster, kit, ladder):
     _group.register(app)
 
 

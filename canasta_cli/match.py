@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,8 @@ class MatchResult:
     rules: Ruleset
     seats: list[str]
     games: list[GameResult]
-    log_dir: Path
+    log_dir: Path | None  # where the bots' stderr logs are (--record); else none are kept
+    stderr_tails: list[str] | None = None  # per seat: the end of its stderr ("" for none)
 
     def side_table(self) -> list[dict[str, Any]]:
         rows = []
@@ -58,7 +58,8 @@ class MatchResult:
         return {"rules": self.rules.to_dict(), "seats": self.seats,
                 "games": [g.to_json() for g in self.games], "sides": self.side_table(),
                 "draws": sum(1 for g in self.games if g.winner is None),
-                "seat_status": self.seat_summary(), "logs": str(self.log_dir)}
+                "seat_status": self.seat_summary(),
+                "logs": str(self.log_dir) if self.log_dir else None}
 
 
 def game_seeds(games: int, seed: int | None) -> list[int]:
@@ -77,12 +78,14 @@ def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
               transcript_dir: Path | None = None, spin_us: int = 300,
               sandbox: bool = False, scores: list[int] | None = None,
               hand_no: int = 1, as_game: int | None = None) -> MatchResult:
-    """Bots stay alive across games; see ``game_seeds`` for the seeds.  ``as_game``: number
-    the first game so and set the seats up as a tournament does for its game of that number
-    (seats named by their NAME= alone, built-in players seeded from the deal's seed), so that
-    a tournament's game plays again exactly."""
+    """Bots stay alive across games; see ``game_seeds`` for the seeds.  The bots' stderr is
+    logged beside the records; without records no file is left, and the end of each bot's
+    stderr is kept in memory for the summary.  ``as_game``: number the first game so and set
+    the seats up as a tournament does for its game of that number (seats named by their NAME=
+    alone, built-in players seeded from the deal's seed), so that a tournament's game plays
+    again exactly."""
     seeds = game_seeds(games, seed)
-    log_dir = record_dir or Path(tempfile.mkdtemp(prefix="canasta-logs-"))
+    log_dir = record_dir
     seats: list[Seat] = [make_seat(spec, i, seeds[0], log_dir, spin_us, sandbox)
                          for i, spec in enumerate(specs)]
     first = 1
@@ -104,4 +107,12 @@ def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
         referee.end_match(results)
     finally:
         referee.close()
-    return MatchResult(rules, specs, results, log_dir)
+    tails = [seat_stderr_tail(s) for s in seats]
+    return MatchResult(rules, specs, results, log_dir, tails)
+
+
+def seat_stderr_tail(seat: Seat, limit: int = 2048) -> str:
+    """The end of a bot's stderr ("" for a seat that is no bot process)."""
+    inner = getattr(seat, "inner", seat)  # a transcript seat wraps the bot
+    tail = getattr(inner, "stderr_tail", None)
+    return tail(limit) if callable(tail) else ""

@@ -82,8 +82,8 @@ def match(
 ) -> None:
     """Play games between bots and print a results table.
 
-    Bot stderr: --record DIR keeps seatN.stderr.log there; without it, a temporary folder
-    (printed at the end).  Exit codes: 0 every game finished and no seat failed, 3 a seat got
+    Bot stderr: --record DIR keeps seatN.stderr.log there; without it, the summary shows the
+    end of each failing bot's stderr.  Exit codes: 0 every game finished and no seat failed, 3 a seat got
     a status (the count on stderr), 2 usage errors."""
     r = load_rules(rules, set_)
     if len(seat) != r.players:
@@ -126,8 +126,13 @@ def match(
                        + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))
             for err in rep["errors"][:3]:
                 typer.echo(f"    {visible(err)}")
-    where = f"records in {record}" if record else f"bot stderr logs in {result.log_dir}"
-    typer.echo(where)
+            tail = (result.stderr_tails or [""] * len(result.seats))[i].rstrip("\n")
+            if tail and not record:
+                typer.echo("    its stderr ended with:")
+                for line in tail.splitlines()[-5:]:
+                    typer.echo(f"      {visible(line)}")
+    typer.echo(f"records and bot stderr logs in {record}" if record else
+               "bot stderr is not kept: --record DIR keeps it with each game's record")
     _exit_on_failure(result.games)
 
 
