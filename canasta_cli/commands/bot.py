@@ -91,7 +91,9 @@ def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
     if failure.stderr.strip():
         typer.echo("the end of the bot's stderr:")
         typer.echo(visible_block(failure.stderr))
-    typer.echo("replay that game (its record and the bot's stderr log go to the --record"
+    typer.echo("put that decision to the bot again (the game's record is kept there):"
+               if " canasta bot ask " in failure.replay else
+               "replay that game (its record and the bot's stderr log go to the --record"
                " folder):")
     typer.echo(failure.replay)
     return 1

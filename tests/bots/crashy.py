@@ -4,7 +4,8 @@
 * ``refuse``: the first time the pile is offered and it draws instead, it crashes;
 * ``nth K``: it crashes on its K-th decision;
 * ``silent K``: on its K-th decision it answers without flushing (then hangs);
-* ``chatty K``: on its K-th decision it prints a debug line to stdout first.
+* ``chatty K``: on its K-th decision it prints a debug line to stdout first;
+* ``afteryes``: it crashes when it must go out after its partner said yes (a rare decision).
 
 Before crashing it says why on stderr, so that the failure report can show it."""
 
@@ -30,6 +31,9 @@ for line in sys.stdin:
             print("crashy: declining the pile -- KeyError in my refuse code", file=sys.stderr,
                   flush=True)
             sys.exit(3)
+        if mode == "afteryes" and (msg["observation"].get("turn") or {}).get("permission") is True:
+            print("crashy: my partner said yes -- IndexError", file=sys.stderr, flush=True)
+            sys.exit(6)
         if mode == "nth" and decisions == k:
             print(f"crashy: giving up on decision {k}", file=sys.stderr, flush=True)
             sys.exit(4)
