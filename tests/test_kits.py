@@ -25,8 +25,8 @@ def test_the_python_kit_imports_from_anywhere_and_is_the_one_in_bots(tmp_path: P
     done = subprocess.run([sys.executable, "-c", "import canasta_kit; print(canasta_kit.__file__)"],
                           capture_output=True, text=True, cwd=tmp_path, check=True)
     assert Path(done.stdout.strip()).resolve() == (ROOT / "bots" / "canasta_kit.py").resolve()
-    js = run("kit", "path", "--lang", "js")
-    assert Path(js.stdout.strip()).read_bytes() == (ROOT / "bots" / "canasta_kit.js").read_bytes()
+    js = Path(run("kit", "path", "bots").stdout.strip()) / "canasta_kit.js"
+    assert js.read_bytes() == (ROOT / "bots" / "canasta_kit.js").read_bytes()
 
 
 def test_kit_helpers() -> None:
@@ -74,7 +74,8 @@ def test_the_js_kit_gets_the_same_match_end_results_as_the_python_kit(tmp_path: 
     folder = tmp_path / "js"  # the bot's folder, with the kit as canasta kit path gives it
     folder.mkdir()
     shutil.copyfile(ROOT / "tests" / "bots" / "kit_results.js", folder / "kit_results.js")
-    shutil.copyfile(run("kit", "path", "--lang", "js").stdout.strip(), folder / "canasta_kit.js")
+    shutil.copyfile(Path(run("kit", "path", "bots").stdout.strip()) / "canasta_kit.js",
+                    folder / "canasta_kit.js")
     js = f"node {folder / 'kit_results.js'} {folder}"
     logs = tmp_path / "logs"
     done = run("match", "--seat", py, "--seat", js, "--rules", "two-player", "--set",

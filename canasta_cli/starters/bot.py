@@ -8,13 +8,14 @@ protocol.
 
 import random
 import sys
+from typing import Any
 
 import canasta_kit
 
 rng = random.Random()
 
 
-def choose(observation, moves):
+def choose(observation: dict[str, Any], moves: list[dict[str, Any]]) -> Any:
     # Prefer melding and taking the pile; otherwise the discard the public facts make safest.
     for action in ("pile", "meld", "add"):
         options = [m for m in moves if m["action"] == action]

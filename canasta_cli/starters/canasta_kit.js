@@ -1,1 +1,0 @@
-../../bots/canasta_kit.js
