@@ -87,8 +87,12 @@ function answer(choice) {
   throw new Error("choose() must return a listed move, its index or a move text");
 }
 
-function run(choose, { name = "canasta_kit.js bot", capabilities = ["annotations"] } = {}) {
+// Like the Python kit's run(): the results of match_end are kept (the returned array, filled
+// when match_end comes, and onMatchEnd(results) is called); a retry error is printed to stderr.
+function run(choose, { name = "canasta_kit.js bot", capabilities = ["annotations"],
+  onMatchEnd = null } = {}) {
   const table = new Table();
+  const results = [];
   let request = null;
   const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
   const act = (req) => {
@@ -116,9 +120,72 @@ function run(choose, { name = "canasta_kit.js bot", capabilities = ["annotations
       request = msg;
       deadline = Date.now() + (msg.deadline_ms || 1000) + (msg.bank_ms || 0);
       act(msg);
-    } else if (msg.type === "error" && msg.retry && request) act(request);
-    else if (msg.type === "bye") process.exit(0);
+    } else if (msg.type === "error" && msg.retry && request) {
+      console.error(`${name}: ${msg.message}`);
+      act(request);
+    } else if (msg.type === "match_end") {
+      results.length = 0;
+      results.push(...(msg.results || []));
+      if (onMatchEnd) onMatchEnd(results);
+    } else if (msg.type === "bye") process.exit(0);
   });
+  rl.on("close", () => process.exit(0));
+  return results;
 }
 
-module.exports = { run, Table, timeLeft };
+// Strategy helpers, the same as the Python kit's (see bots/canasta_kit.py for what each means).
+function rankOf(card) { return card === "Jo" ? "Jo" : card.slice(0, -1); }
+
+function cardPoints(card) {
+  const r = rankOf(card);
+  if (r === "Jo") return 50;
+  if (r === "2" || r === "A") return 20;
+  if (["K", "Q", "J", "10", "9", "8"].includes(r)) return 10;
+  if (r === "3") return "cs".includes(card.slice(-1)) ? 5 : 0;
+  return 5;
+}
+
+function openingMelds(hand, minimum) {
+  const byRank = new Map();
+  const wilds = [];
+  for (const c of hand) {
+    const r = rankOf(c);
+    if (r === "Jo" || r === "2") wilds.push(c);
+    else if (r !== "3") { if (!byRank.has(r)) byRank.set(r, []); byRank.get(r).push(c); }
+  }
+  wilds.sort((x, y) => cardPoints(x) - cardPoints(y));
+  const sum = (cards) => cards.reduce((t, c) => t + cardPoints(c), 0);
+  const melds = [];
+  const entries = [...byRank.entries()];
+  const stable = (key) => entries.map((e, i) => [e, i])
+    .sort((x, y) => key(x[0]) - key(y[0]) || x[1] - y[1]).map((x) => x[0]);
+  for (const [, cards] of stable((e) => -sum(e[1]))) if (cards.length >= 3) melds.push([...cards]);
+  for (const [, cards] of stable((e) => -cardPoints(e[1][0]))) {
+    if (cards.length === 2 && wilds.length) melds.push([...cards, wilds.shift()]);
+  }
+  let total = 0;
+  const chosen = [];
+  for (const m of melds) {
+    chosen.push(m);
+    total += sum(m);
+    if (total >= minimum) return chosen;
+  }
+  return minimum > 0 ? null : [];
+}
+
+function discardSafety(card, pub) {
+  const r = rankOf(card);
+  if (r === "Jo" || r === "2" || (r === "3" && "cs".includes(card.slice(-1)))) return 1.0;
+  pub = pub || {};
+  let unseen = 0;
+  for (const [c, n] of Object.entries(pub.unseen || {})) if (rankOf(c) === r) unseen += n;
+  let known = 0;
+  for (const h of pub.known || []) for (const c of h) if (rankOf(c) === r) known += 1;
+  let discarded = 0;
+  for (const d of pub.discards || []) for (const c of d) if (rankOf(c) === r) discarded += 1;
+  if (known >= 2) return 0.0;
+  const score = 1.0 / (1.0 + unseen) + 0.15 * discarded - 0.4 * known;
+  return Math.max(0.0, Math.min(1.0, score));
+}
+
+module.exports = { run, Table, timeLeft, rankOf, cardPoints, openingMelds, discardSafety };

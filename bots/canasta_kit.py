@@ -155,6 +155,76 @@ class Observation(dict[str, Any]):
         return key == "public" or super().__contains__(key)
 
 
+# Strategy helpers: what an author would otherwise write first. ----------------------------
+
+def rank_of(card: str) -> str:
+    """``Kh`` -> ``K``, ``10d`` -> ``10``, ``Jo`` -> ``Jo``."""
+    return card if card == "Jo" else card[:-1]
+
+
+def card_points(card: str) -> int:
+    """A card's value in melds (rules §5): joker 50, deuce and ace 20, king to eight 10,
+    seven to four 5, black three 5 (a red three is a bonus, not melded: 0 here)."""
+    rank = rank_of(card)
+    if rank == "Jo":
+        return 50
+    if rank in ("2", "A"):
+        return 20
+    if rank in ("K", "Q", "J", "10", "9", "8"):
+        return 10
+    if rank == "3":
+        return 5 if card[-1] in "cs" else 0
+    return 5
+
+
+def opening_melds(hand: list[str], minimum: int) -> list[list[str]] | None:
+    """Melds from ``hand`` whose points reach ``minimum`` (the initial meld requirement), or
+    None.  Natural sets of three or more first, then pairs made up with a wild card (never
+    more wild cards than naturals), highest points first; a guide for choosing among the
+    listed ``meld`` moves, which stay the referee's word on what is legal."""
+    by_rank: dict[str, list[str]] = {}
+    wilds = []
+    for c in hand:
+        r = rank_of(c)
+        if r in ("Jo", "2"):
+            wilds.append(c)
+        elif r != "3":
+            by_rank.setdefault(r, []).append(c)
+    wilds.sort(key=card_points)
+    melds: list[list[str]] = []
+    for _r, cards in sorted(by_rank.items(), key=lambda kv: -sum(map(card_points, kv[1]))):
+        if len(cards) >= 3:
+            melds.append(list(cards))
+    for _r, cards in sorted(by_rank.items(), key=lambda kv: -card_points(kv[1][0])):
+        if len(cards) == 2 and wilds:
+            melds.append(cards + [wilds.pop(0)])
+    total = 0
+    chosen = []
+    for m in melds:
+        chosen.append(m)
+        total += sum(card_points(c) for c in m)
+        if total >= minimum:
+            return chosen
+    return None if minimum > 0 else []
+
+
+def discard_safety(card: str, public: dict[str, Any]) -> float:
+    """How safe discarding ``card`` is, from 0 (an opponent very likely takes the pile with it)
+    to 1 (it cannot be taken), from the public facts alone (``observation["public"]``): a black
+    three or a wild card stops the next player; a rank already discarded by others, or with
+    few copies unseen, is hard to pair; a rank known to be in another hand is dangerous."""
+    rank = rank_of(card)
+    if rank in ("Jo", "2") or (rank == "3" and card[-1] in "cs"):
+        return 1.0
+    unseen = sum(int(n) for c, n in (public.get("unseen") or {}).items() if rank_of(c) == rank)
+    known = sum(1 for hand in public.get("known") or [] for c in hand if rank_of(c) == rank)
+    discarded = sum(1 for d in public.get("discards") or [] for c in d if rank_of(c) == rank)
+    if known >= 2:
+        return 0.0
+    score: float = 1.0 / (1.0 + unseen) + 0.15 * discarded - 0.4 * known
+    return max(0.0, min(1.0, score))
+
+
 _deadline = [0.0]
 
 

@@ -70,6 +70,18 @@ def _exhausted() -> GameState:
 
 OPENING = "seat0: 9h 9c Kh Kd Kc 5d 6h 7s 8c 10h Js\nstock: Jo 9d 4s"
 GOING_OUT = "seat0: Kh Kd Kc Ks Kh Kd Kc Ah Ad Ac 9h\nstock: Qh Ks 4d"
+# The same deals played on as real games by bot check --games (botgames.py): a name, the
+# deck, the moves that lead to the decision (None: the exhausted-stock walk).
+STACKED: list[tuple[str, str, list[str] | None]] = [
+    ("a frozen pile offered (taken or refused)", OPENING, []),
+    ("the opening meld", "seat0: Kh Kd Kc 5h 5d 2c 4c 6h 7s 8c 9d\nstock: Jh 4s", ["draw"]),
+    ("opening by the pile", OPENING, ["pile 9 9"]),
+    ("going out or asking the partner", GOING_OUT, ["draw"]),
+    ("the partner's question answered", GOING_OUT, ["draw", "ask"]),
+    ("red threes at the deal", "seat0: 3h 3d Kh Kd 7h 7d 9h 9d 5c 6c 8c\nstock: 8h Qc Qd 4s", []),
+    ("the stock runs out", "seat0: Ah Ad 4c 5d 6h 7s 8c 9d 10h Js Qc\nstock: Kh 3h 3d 3h 3d",
+     None),
+]
 SCENARIOS: list[tuple[str, Callable[[], GameState]]] = [
     ("draw or take a frozen pile with a natural pair", lambda: _game(OPENING)),
     ("initial meld: reach the minimum before discarding", lambda: _game(
@@ -84,8 +96,18 @@ SCENARIOS: list[tuple[str, Callable[[], GameState]]] = [
 ]
 
 
-def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False) -> list[Check]:
+def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False,
+               stderr: list[str] | None = None) -> list[Check]:
+    """The checks, in order; ``stderr`` (when given) receives the end of the bot's stderr."""
     seat = SubprocessSeat(command, sandbox=sandbox)
+    try:
+        return _run_checks(seat, timeout)
+    finally:
+        if stderr is not None:
+            stderr.append(seat.stderr_tail(4096))
+
+
+def _run_checks(seat: SubprocessSeat, timeout: float) -> list[Check]:
     checks: list[Check] = []
 
     def record(name: str, start: float, passed: bool, detail: str) -> None:

@@ -16,6 +16,7 @@ from .commands import (
     explore,
     games,
     kit,
+    ladder,
     learn,
     match,
     net,
@@ -30,10 +31,8 @@ app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no
                   rich_markup_mode=None,
                   add_completion=False)
 for _group in (explore, play, demo, match, replay, tournament, report, net, bench, bot,
-               cluster, kit):
+               cluster, kit, ladder, games, learn):
     _group.register(app)
-games.register(app)
-learn.register(app)
 
 
 def _version(value: bool) -> None:

@@ -10,7 +10,8 @@ from typing import Any
 from .core import Ruleset
 from .protocol.statuses import SeatStatus
 from .referee import FailurePolicy, GameResult, Referee, TimeControl
-from .seats import Seat, make_seat
+from .seat_names import split_name
+from .seats import Seat, builtin_seat, make_seat
 from .seats.transcript import TranscriptSeat
 
 
@@ -76,21 +77,33 @@ def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
               on_failure: FailurePolicy = "default",
               transcript_dir: Path | None = None, spin_us: int = 300,
               sandbox: bool = False, scores: list[int] | None = None,
-              hand_no: int = 1) -> MatchResult:
+              hand_no: int = 1, as_game: int | None = None) -> MatchResult:
     """Bots stay alive across games; see ``game_seeds`` for the seeds.  The bots' stderr is
     logged beside the records; without records no file is left, and the end of each bot's
-    stderr is kept in memory for the summary."""
+    stderr is kept in memory for the summary.  ``as_game``: number the first game so and set
+    the seats up as a tournament does for its game of that number (seats named by their NAME=
+    alone, built-in players seeded from the deal's seed), so that a tournament's game plays
+    again exactly."""
     seeds = game_seeds(games, seed)
     log_dir = record_dir
     seats: list[Seat] = [make_seat(spec, i, seeds[0], log_dir, spin_us, sandbox)
                          for i, spec in enumerate(specs)]
+    first = 1
+    if as_game is not None:
+        first = as_game
+        for i, spec in enumerate(specs):
+            name, command = split_name(spec.strip())
+            if command.startswith("builtin:"):
+                seats[i] = builtin_seat(command, seeds[0] + 7919 * i)
+            seats[i].name = name or command
     if transcript_dir is not None:
         seats = [TranscriptSeat(s, transcript_dir / f"seat{i}.jsonl") for i, s in enumerate(seats)]
     referee = Referee(seats, rules, time_control, on_failure, record_dir)
     results = []
     try:
         for g in range(1, games + 1):
-            results.append(referee.play(g, seed=seeds[g - 1], scores=scores, hand_no=hand_no))
+            results.append(referee.play(first + g - 1, seed=seeds[g - 1], scores=scores,
+                                        hand_no=hand_no))
         referee.end_match(results)
     finally:
         referee.close()

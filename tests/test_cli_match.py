@@ -27,7 +27,7 @@ def test_match_prints_a_results_table_and_writes_records(tmp_path: Path) -> None
     result = _match(tmp_path)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "2 game(s) of classic, seeds 3..4"
+    assert lines[0] == "2 games of classic, seeds 3..4"
     assert lines[1].split()[:4] == ["side", "wins", "points", "per"]
     assert sorted(p.name for p in tmp_path.glob("game-*.jsonl")) == ["game-0001.jsonl",
                                                                      "game-0002.jsonl"]
@@ -45,7 +45,7 @@ def test_match_reports_a_failing_bot(tmp_path: Path) -> None:
     result = runner.invoke(app, ["match", "-s", f"{BROKEN} illegal", "-s", "builtin:random",
                                  "-s", "builtin:random", "-s", "builtin:random",
                                  "--set", "max_hands=1", "--record", str(tmp_path)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # a seat failed
     assert "seat 0" in result.output and "ILLEGAL_MOVE" in result.output
 
 
@@ -103,5 +103,5 @@ def test_bot_check_passes_the_example_bots() -> None:
 
 def test_bot_check_reports_what_a_broken_bot_gets_wrong() -> None:
     result = runner.invoke(app, ["bot", "check", f"{BROKEN} garbage", "--timeout-ms", "2000"])
-    assert result.exit_code == 1
+    assert result.exit_code == 3
     assert "FAIL  draw or take" in result.output and "not JSON" in result.output

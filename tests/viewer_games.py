@@ -36,7 +36,9 @@ def run_tournament(out: Path, *bots: str, games: int = 3, extra: tuple[str, ...]
             str(games), "--out", str(out), "--seed", "5", "--concurrency", "1",
             "--set", "max_hands=1", *extra]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    # 3: a seat failed in some game (commands/exitcodes.py), said on stderr.
+    assert proc.returncode == 0 or (proc.returncode == 3 and "failed: " in proc.stderr), \
+        proc.stderr
     return proc
 
 

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from .. import package_data
-from ..botcheck import run_checks
+from ..botcheck import Check, run_checks
+from ..core import RulesError
 from ..players import PLAYERS
 from ..players.stdio import run
+from ..safetext import visible
 from . import bounds
+from .exitcodes import SEAT_FAILED, plural
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -38,8 +42,18 @@ def bot_check(command: Annotated[str | None, typer.Argument(
               timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000,
               sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
               bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
-              bot_disk: BotDiskOpt = 64) -> None:
-    """Conformance check: the handshake, every request type and the rule edges."""
+              bot_disk: BotDiskOpt = 64,
+              games: Annotated[int, typer.Option(
+                  help="Also play this many one-hand games per ruleset against built-in"
+                  " players, the bot in every seat in turn; the first failure is shown with"
+                  " its stderr and a replay command.", min=0, max=100_000)] = 0,
+              rules: Annotated[str, typer.Option(
+                  "--rules", "-r", help="With --games: a preset, or 'all'.")] = "classic"
+              ) -> None:
+    """Conformance check: the handshake, every request type and the rule edges.
+
+    A failing check shows the end of the bot's stderr.  Exit codes: 0 every check passed,
+    3 a check failed (the count on stderr), 2 usage errors."""
     if command is None:
         example = package_data.bots_dir() / "random_bot.py"
         if not example.is_file():
@@ -49,13 +63,106 @@ def bot_check(command: Annotated[str | None, typer.Argument(
     bounds.enforce(bounds.check_command, command)
     bounds.enforce(bounds.check_ms, "--timeout-ms", timeout_ms)
     setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
-    checks = run_checks(command, timeout_ms / 1000)
+    from ..botgames import presets
+    try:
+        presets(rules)
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    tail: list[str] = []
+    checks = run_checks(command, timeout_ms / 1000, stderr=tail)
     for c in checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
     failed = sum(1 for c in checks if not c.passed)
+    if failed and tail and tail[0].strip():
+        typer.echo("the end of the bot's stderr:")
+        typer.echo(visible_block(tail[0]))
+    if games and not failed:
+        failed += _games(command, games, rules, timeout_ms)
+        checks.append(Check("real games", not failed, "", 0))
     typer.echo(f"{len(checks) - failed} passed, {failed} failed")
     if failed:
-        raise typer.Exit(1)
+        typer.echo(f"failed: {plural(failed, 'check')} of {len(checks)}", err=True)
+        raise typer.Exit(SEAT_FAILED)
+
+
+def visible_block(text: str) -> str:
+    """A bot's stderr, printable: each line made safe to show."""
+    return "\n".join("  | " + visible(line) for line in text.splitlines()[-40:])
+
+
+def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
+    """The real games of ``--games``: 0 when the bot never failed, else 1 (reported)."""
+    from ..botgames import play_games
+    played, failure = play_games(command, games, rules, timeout_ms)
+    if failure is None:
+        typer.echo(f"PASS  real games: {plural(played, 'game')} without a failure")
+        return 0
+    typer.echo(f"FAIL  real games: game {failure.game} of {failure.rules} (seat {failure.seat}):"
+               f" {visible(failure.reason)}")
+    if failure.stderr.strip():
+        typer.echo("the end of the bot's stderr:")
+        typer.echo(visible_block(failure.stderr))
+    typer.echo("put that decision to the bot again (the game's record is kept there):"
+               if " canasta bot ask " in failure.replay else
+               "replay that game (its record and the bot's stderr log go to the --record"
+               " folder):")
+    typer.echo(failure.replay)
+    return 1
+
+
+@bot_app.command("ask")
+def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.")],
+            record: Annotated[Path, typer.Argument(help="A finished game's record (match"
+                                                   " --record, tournament OUT/records/).")],
+            decision: Annotated[int, typer.Option(
+                help="The game's K-th move (from 1), or with --seat that seat's K-th"
+                " decision.", min=1, max=10_000_000)],
+            seat: Annotated[int | None, typer.Option(help="The seat whose decision it is.",
+                                                     min=0, max=5)] = None,
+            as_json: Annotated[bool, typer.Option("--json", help="Print the request, the"
+                                                  " answer, the time and the stderr as"
+                                                  " JSON.")] = False,
+            sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
+            bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
+            bot_disk: BotDiskOpt = 64) -> None:
+    """Put one recorded decision to a bot again, exactly as in the game (handshake, the
+    game's events and earlier requests, then that request), and show its answer, its time and
+    its stderr.  Exit codes: 0 the bot answered, 3 it failed, 2 usage errors."""
+    import json
+
+    from ..botask import AskError, ask
+    from ..records import RecordError, load_record
+    bounds.enforce(bounds.check_command, command)
+    setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
+    try:
+        lines = load_record(record)
+        got = ask(command, list(lines), decision, seat)
+    except (RecordError, AskError) as exc:
+        raise fail(visible(str(exc))) from None
+    request = got.request.decode("utf-8", "replace").rstrip("\n")
+    if as_json:
+        typer.echo(json.dumps({"seat": got.seat, "decision": got.decision, "move": got.step,
+                               "recorded": got.recorded, "request": request,
+                               "answer": got.answer, "failure": got.failure,
+                               "ms": round(got.ms, 1), "stderr": got.stderr,
+                               "earlier_differences": got.earlier}, indent=2))
+    else:
+        typer.echo(f"seat {got.seat}, its decision {got.decision} (move {got.step} of the game);"
+                   f" the game's move: {visible(got.recorded)}")
+        typer.echo(f"request ({len(got.request)} bytes, as sent in the game):")
+        typer.echo(visible(request))
+        if got.failure is not None:
+            typer.echo(f"no answer: {visible(got.failure)}")
+        else:
+            typer.echo(f"answer in {got.ms:.0f} ms: {visible(json.dumps(got.answer))}")
+        for note in got.earlier:
+            typer.echo(f"note: an earlier answer differs from the game: {visible(note)}")
+        if got.stderr.strip():
+            typer.echo("the end of the bot's stderr:")
+            typer.echo(visible_block(got.stderr))
+    if got.failure is not None:
+        typer.echo("failed: the bot did not answer", err=True)
+        raise typer.Exit(SEAT_FAILED)
 
 
 @bot_app.command("run")

@@ -1,7 +1,13 @@
-"""``canasta kit``: where the files for bot authors are (kits, example bots, schemas)."""
+"""``canasta kit``: where the files for bot authors are (kits, example bots, schemas), and
+starter bots that pass ``bot check`` as written (``kit init``)."""
 
 from __future__ import annotations
 
+import shlex
+import shutil
+import sys
+from importlib import resources
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -37,3 +43,47 @@ def kit_path(what: Annotated[str | None, typer.Argument(
         return
     for name, (text, where) in PLACES.items():
         typer.echo(f"{name + ':':<10} {where()}  ({text})")
+
+
+LANGS = {"python": ("bot.py", "{python} bot.py", ""),
+         "js": ("bot.js", "node bot.js", ""),
+         "c": ("bot.c", "./bot", "cc -O2 -o bot bot.c")}
+
+
+def _starter(name: str) -> Path:
+    return Path(str(resources.files("canasta_cli.starters").joinpath(name)))
+
+
+@kit_app.command("init")
+def kit_init(directory: Annotated[Path, typer.Argument(help="A new or empty folder.")],
+             lang: Annotated[str, typer.Option(help="python, js or c.")] = "python") -> None:
+    """Write a starter bot (and a README of the commands to build, check and play it) that
+    passes ``canasta bot check`` as written.  Python: on the installed kit (``import
+    canasta_kit``); JavaScript: with a copy of the kit beside it; C: standard library only,
+    with a small bounded JSON reader of its own."""
+    if lang not in LANGS:
+        raise fail("--lang takes python, js or c")
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise fail(f"{directory} exists and is not an empty folder")
+    source, run_cmd, build = LANGS[lang]
+    run_cmd = run_cmd.format(python=shlex.quote(sys.executable))
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_starter(source), directory / source)
+    if lang == "js":
+        shutil.copyfile(package_data.bots_dir() / "canasta_kit.js", directory / "canasta_kit.js")
+    steps = [f"cd {shlex.quote(str(directory.resolve()))}"]
+    if build:
+        steps.append(build + "                     # build (cc alone, no library)")
+    steps += [f"canasta bot check {shlex.quote(run_cmd)} --games 10    # check",
+              f"canasta tournament --bot mine={shlex.quote(run_cmd)} --bot normal=builtin:normal"
+              " --games 20 --out results    # play"]
+    readme = (f"# A Canasta bot ({lang})\n\n"
+              f"`{source}` is a complete bot: it answers every request with a listed move."
+              " Change its choice and run:\n\n```sh\n" + "\n".join(steps) + "\n```\n\n"
+              "Debug output goes to stderr; stdout carries the protocol only (the protocol is"
+              " in `canasta kit path protocol`).  When a game fails, the tournament keeps the"
+              " bot's stderr and a replay command in `results/failures/`.\n")
+    (directory / "README.md").write_text(readme, encoding="utf-8")
+    typer.echo(f"wrote {directory / source} and {directory / 'README.md'}; next:")
+    for step in steps:
+        typer.echo(f"  {step}")

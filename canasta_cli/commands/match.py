@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -11,10 +12,11 @@ import typer
 from ..match import run_match
 from ..private_files import os_message
 from ..protocol.statuses import SeatStatus
-from ..referee import TimeControl
+from ..referee import GameResult, TimeControl
 from ..safetext import visible
 from ..seats.contain import hide
 from . import bounds
+from .exitcodes import seat_failed
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -40,8 +42,9 @@ def register(app: typer.Typer) -> None:
 
 def match(
     seat: Annotated[list[str], typer.Option(
-        "--seat", "-s", help="A bot command line, or builtin:random / builtin:greedy."
-        " One per player, seat 0 first.")],
+        "--seat", "-s", help="A bot command line, or a built-in player: builtin:random,"
+        " greedy, easy, normal, hard, search (NAME=... names the seat). One per player, seat 0"
+        " first.")],
     games: Annotated[int, typer.Option(help="Games to play.", min=1)] = 1,
     seed: Annotated[int | None, typer.Option(
         help="Seed of game 1; game g uses seed + g - 1 (default: a fresh random seed per game,"
@@ -71,8 +74,17 @@ def match(
     bot_writable: BotWritableOpt = None,
     scores: ScoresOpt = None,
     hand: HandOpt = 1,
+    as_game: Annotated[int | None, typer.Option(
+        "--as-game", help="Play as game N of a tournament: games numbered from N, seats named"
+        " by their NAME= alone, built-in players seeded as the tournament seeds them; with"
+        " --seed (the deal's seed) the tournament's game plays again exactly (canasta report"
+        " prints such commands).", min=1, max=10_000_000)] = None,
 ) -> None:
-    """Play games between bots and print a results table."""
+    """Play games between bots and print a results table.
+
+    Bot stderr: --record DIR keeps seatN.stderr.log there; without it, the summary shows the
+    end of each failing bot's stderr.  Exit codes: 0 every game finished and no seat failed, 3 a seat got
+    a status (the count on stderr), 2 usage errors."""
     r = load_rules(rules, set_)
     if len(seat) != r.players:
         raise fail(f"{r.name} needs {r.players} seats (--seat ... once per player), got "
@@ -88,18 +100,19 @@ def match(
     try:
         result = run_match(seat, r, games, seed, record, tc,
                            "forfeit" if on_failure == "forfeit" else "default", transcript,
-                           spin_us, sandbox, start, hand)
+                           spin_us, sandbox, start, hand, as_game)
     except ValueError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:  # a full disk under --record: the lines written so far are kept
         raise fail(f"cannot write {visible(os_message(exc))}") from None
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
+        _exit_on_failure(result.games)
         return
     label = "side" if r.partnerships else "player"
     seeds = (f"seeds {seed}..{seed + games - 1}" if seed is not None else
              "random seeds (each record reveals its game's when it is over)")
-    typer.echo(f"{games} game(s) of {r.name}, {seeds}")
+    typer.echo(f"{games} game{'' if games == 1 else 's'} of {r.name}, {seeds}")
     typer.echo(f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats")
     for row in result.side_table():
         typer.echo(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
@@ -120,3 +133,16 @@ def match(
                     typer.echo(f"      {visible(line)}")
     typer.echo(f"records and bot stderr logs in {record}" if record else
                "bot stderr is not kept: --record DIR keeps it with each game's record")
+    _exit_on_failure(result.games)
+
+
+def _exit_on_failure(games: list[GameResult]) -> None:
+    """Exit code 3 when a seat got a status in some game (exitcodes.py)."""
+    statuses: Counter[str] = Counter()
+    bad = 0
+    for g in games:
+        got = [s["status"] for s in g.seats if s["status"] != SeatStatus.OK]
+        statuses.update(got)
+        bad += bool(got)
+    if bad:
+        raise seat_failed(bad, statuses)

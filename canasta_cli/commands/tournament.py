@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,6 +14,7 @@ from ..referee import TimeControl
 from ..safetext import visible
 from ..seats.contain import hide
 from . import bounds
+from .exitcodes import plural, seat_failed
 from .options import (
     BotDiskOpt,
     BotMemoryOpt,
@@ -28,6 +30,9 @@ from .options import (
     setup_box,
 )
 
+if TYPE_CHECKING:
+    from ..tournament.runner import RunState
+
 
 def register(app: typer.Typer) -> None:
     app.command()(tournament)
@@ -35,7 +40,8 @@ def register(app: typer.Typer) -> None:
 
 def tournament(
     bot: Annotated[list[str], typer.Option(
-        "--bot", "-b", help="NAME=COMMAND (a bot command line or builtin:greedy/random).")],
+        "--bot", "-b", help="NAME=COMMAND (a bot command line, or a built-in player:"
+        " builtin:random, greedy, easy, normal, hard, search).")],
     out: Annotated[Path, typer.Option(help="Directory for games.jsonl, results.json and CSV"
                                       " files; rerun the same command to resume.")],
     format_: Annotated[str, typer.Option("--format", help="round-robin or gauntlet (the first"
@@ -84,7 +90,12 @@ def tournament(
         help="At the end, write the HTML report here (keeps the records, with a replay page"
         " per game beside it).")] = None,
 ) -> None:
-    """Bot against bot on duplicate deals, in parallel, with statistics you can trust."""
+    """Bot against bot on duplicate deals, in parallel, with statistics you can trust.
+
+    Bot stderr: for each game where a seat failed, OUT/failures/game-NNNN.json keeps each
+    failing bot's stderr tail, the reason and a replay command (the game's record in
+    OUT/records/).  Exit codes: 0 no seat failed, 3 a seat failed (the count on stderr), 2
+    usage errors."""
     # Loaded when the command runs: the runner brings in multiprocessing.
     from ..tournament import report
     from ..tournament.cluster import ClusterError, DaskExecutor, check_cluster
@@ -151,7 +162,9 @@ def tournament(
         state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
                                reuse_bots, policy, warn=warn,
-                               records=records or html is not None)
+                               records=records or html is not None,
+                               box_args=_box_args(sandbox, unboxed, ponder, bot_memory,
+                                                  bot_procs, bot_disk, bot_writable))
     except ClusterError as exc:
         executor.abort()
         raise fail(visible(str(exc))) from None
@@ -177,6 +190,40 @@ def tournament(
         from .report import html_report
         html_report(out, html, err=as_json)
     release(out)
+    _exit_on_failure(state, out, as_json)
+
+
+def _box_args(sandbox: bool, unboxed: bool, ponder: bool, memory: int, procs: int, disk: int,
+              writable: list[Path] | None) -> list[str]:
+    """The box options of this run, for the replay commands of its failed games."""
+    args = ["--sandbox"] * sandbox + ["--unboxed"] * unboxed + ["--ponder"] * ponder
+    for flag, value, default in (("--bot-memory", memory, 1024), ("--bot-procs", procs, 64),
+                                 ("--bot-disk", disk, 64)):
+        if value != default:
+            args += [flag, str(value)]
+    for d in writable or []:
+        args += ["--bot-writable", str(d)]
+    return args
+
+
+def _exit_on_failure(state: RunState, out: Path, quiet: bool) -> None:
+    """Games where a seat failed: where their details are, the first replay commands, and
+    exit code 3 (exitcodes.py)."""
+    from ..tournament.failures import failed, failure_path
+    rows = [state.rows[i] for i in sorted(state.rows) if failed(state.rows[i])]
+    if not rows:
+        return
+    statuses: Counter[str] = Counter(s for r in rows for s in r["status"] if s != "OK")
+    if not quiet:
+        typer.echo(f"{plural(len(rows), 'game')} where a seat failed: reasons, stderr tails and"
+                   f" replay commands in {out}/failures/ (canasta report {out} lists them)")
+        for r in rows[:3]:
+            path = failure_path(out, r["index"])
+            typer.echo(f"  game {r['index'] + 1}: " + "; ".join(
+                f"seat {i} {visible(r['seating'][i])} {st}: {visible(r['why'][i] or '')}"
+                for i, st in enumerate(r["status"]) if st != "OK"))
+            typer.echo(f"    details: {path}")
+    raise seat_failed(len(rows), statuses)
 
 
 def _tournament_seed(out: Path, seed: int | None, bots: dict[str, str]) -> int:

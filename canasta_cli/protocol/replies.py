@@ -105,7 +105,8 @@ def read_reply(msg: dict[str, Any], request: int, state: GameState, moves: list[
             raise ProtocolError(SeatStatus.PROTOCOL_ERROR, "'index' must be a whole number")
         if not 0 <= index < len(moves):
             shown = str(index) if abs(index) < 10**12 else f"of {len(str(abs(index)))} digits"
-            raise IllegalReply(f"index {shown} is out of range: there are {len(moves)} moves")
+            raise IllegalReply(f"index {shown} is out of range: there "
+                               + ("is 1 move" if len(moves) == 1 else f"are {len(moves)} moves"))
         return moves[index]
     given = msg.get("move")
     if isinstance(given, dict):

@@ -106,6 +106,16 @@ def _bwrap() -> str | None:
     return path if _run_ok(probe) else None
 
 
+@functools.cache
+def _kit_files() -> list[str]:
+    """The installed Python bot kit (``import canasta_kit``), for bots in the box: an editable
+    install leaves it in the checkout, outside every folder bound."""
+    import importlib.util
+    spec = importlib.util.find_spec("canasta_kit")
+    origin = spec.origin if spec is not None else None
+    return [origin] if origin and os.path.isfile(origin) else []
+
+
 def _bwrap_base(disk_mb: int) -> list[str]:
     return ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user",
             "--disable-userns", "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev",
@@ -279,6 +289,8 @@ def _bwrap_command(argv: list[str], env: dict[str, str], policy: BoxPolicy, cwd:
     binds = sorted({os.path.realpath(d) for d in own if os.path.isdir(d)})
     for d in binds:
         cmd += ["--ro-bind", d, d]
+    for f in _kit_files():
+        cmd += ["--ro-bind", f, f]
     for d in policy.writable:
         cmd += ["--bind", d, d]
     for d in hidden:  # a record or results folder inside a bound directory stays out of sight

@@ -14,6 +14,7 @@ from .base import Message
 
 SORT_LIMIT = 1000  # waiting lines looked at one by one; more are counted as not asked for
 ASKED_LIMIT = 100_000  # request ids remembered (to tell late replies from invented ones)
+STDOUT_HINT = " (only protocol messages may go to stdout: print debug output to stderr)"
 
 
 class ReplySorter:
@@ -44,7 +45,11 @@ class ReplySorter:
                               + (f" (now at request {rid})" if rid is not None else ""))
             del self._late[:-20]
         elif kind == "move" and got is not None:
-            self.unasked(f"reply to request {got}, which this bot was never sent")
+            latest = max(self.asked) if self.asked else None
+            later = latest is not None and got > latest
+            self.unasked(f"reply to request {got}, which this bot was never sent"
+                         + (f" (a future id: the latest request is {latest}; a reply copies"
+                            " the id of the act it answers)" if later else ""))
         else:
             self.unasked(f"{quote(str(kind))} message")
         return False
@@ -62,7 +67,7 @@ class ReplySorter:
             try:
                 reply = decode_line(line)
             except ProtocolError as exc:
-                self.unasked(str(exc))
+                self.unasked(f"{exc}{STDOUT_HINT}")
                 continue
             if skip is not None and skip(reply):
                 continue

@@ -32,7 +32,7 @@ from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, containment, curren
 from .cgroups import BotCgroup
 from .contain import become_subreaper, hidden
 from .leftovers import run_dir
-from .sorting import ReplySorter
+from .sorting import STDOUT_HINT, ReplySorter
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
@@ -264,7 +264,7 @@ class SubprocessSeat(Seat):
                 try:
                     reply = decode_line(line)
                 except ProtocolError as exc:
-                    raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
+                    raise SeatFailure("PROTOCOL_ERROR", f"{exc}{STDOUT_HINT}") from None
                 if self._sorter.is_answer(reply, rid, answer):
                     if answer == "move":  # one slow answer moves it by at most 1.25 ms
                         took = min(time.monotonic() - sent, 0.01)
@@ -279,7 +279,8 @@ class SubprocessSeat(Seat):
                 raise SeatFailure("CRASHED", self._dead or "")
             left = deadline - time.monotonic()
             if left <= 0:
-                raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms")
+                raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms"
+                                  f"{_silent_hint(len(self._in))}")
             self._pump(left)
 
     def _sort_waiting(self) -> None:
@@ -509,6 +510,14 @@ class SubprocessSeat(Seat):
 _GROUPED: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # bots with a group, this process
 
 _RUN_DIR: list[tuple[int, str]] = []
+
+
+def _silent_hint(partial: int) -> str:
+    """What a timeout usually means, said with it."""
+    if partial:
+        return (f"; it wrote {partial} bytes with no newline after them: end each message"
+                " with a newline and flush stdout")
+    return "; did the bot flush stdout? (a bot's output is buffered when it is a pipe)"
 
 
 def _run_dir() -> str:

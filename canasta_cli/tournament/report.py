@@ -42,12 +42,44 @@ def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, d
         result["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
                           "beta": sprt.beta, "unit": sprt.unit,
                           "decision": state.stopped_by_sprt, "after_games": len(rows),
-                          "after_deals": len({(tuple(r["pair"]), r["deal"]) for r in rows})}
+                          "after_deals": len({(tuple(r["pair"]), r["deal"]) for r in rows}),
+                          "llr": round(_sprt_llr(rows, rules, sprt), 3),
+                          "lower": round(sprt.bounds[0], 3),
+                          "upper": round(sprt.bounds[1], 3)}
     return result
 
 
 def _signed(x: float) -> str:
-    return f"{x:+.0f}"
+    """``+12``, ``-3``, ``0`` (never ``-0`` or ``+0``)."""
+    if not math.isfinite(x):
+        return f"{x:+}"
+    v = round(x)
+    return "0" if v == 0 else f"{v:+d}"
+
+
+DEAL_RULE = ("a duplicate deal is won by the bot whose score differences over all the deal's"
+             " seatings add up to more than zero; a deal that adds up to zero is tied and"
+             " counts half")
+
+
+def _sprt_llr(rows: list[dict[str, Any]], rules: Ruleset, sprt: Sprt) -> float:
+    """The test statistic where the test stands (as runner._check_sprt counts, in schedule
+    order)."""
+    wins = losses = deal_sum = 0.0
+    for i, row in enumerate(rows):
+        o = outcome(row, rules)
+        last = i + 1 == len(rows) or rows[i + 1]["deal"] != row["deal"] \
+            or rows[i + 1]["pair"] != row["pair"]
+        if sprt.unit == "deal":
+            deal_sum += o.diff
+            if last:
+                wins += deal_sum > 0
+                losses += deal_sum < 0
+                deal_sum = 0.0
+        else:
+            wins += o.result == 1.0
+            losses += o.result == 0.0
+    return sprt.llr(wins, losses)
 
 
 def deals_won(outcomes: list[Any]) -> list[dict[str, Any]]:
@@ -124,9 +156,10 @@ def render(summary: dict[str, Any]) -> str:
         ci = f"+-{s['ci95']:.0f}" if math.isfinite(s["ci95"]) else "n/a"
         fails = ", ".join(f"{k} {v}" for k, v in s["failures"].items() if v) or "-"
         wdl = f"{s['wins']}-{s['draws']}-{s['losses']}"
-        elo_ci = f"[{s['elo_low']:+.0f}, {s['elo_high']:+.0f}]"
-        lines.append(f"{visible(s['bot']):<16}{s['games']:>6}{wdl:>12}{s['mean_diff']:>+11.0f}{ci:>10}"
-                     f"{s['elo']:>+7.0f}{elo_ci:>16}  {fails}")
+        elo_ci = f"[{_signed(s['elo_low'])}, {_signed(s['elo_high'])}]"
+        lines.append(f"{visible(s['bot']):<16}{s['games']:>6}{wdl:>12}"
+                     f"{_signed(s['mean_diff']):>11}{ci:>10}"
+                     f"{_signed(s['elo']):>7}{elo_ci:>16}  {fails}")
     names = [s["bot"] for s in summary["standings"]]
     shown = {n: visible(n) for n in names}
     lines.append("cross table (row's points against column):")
@@ -145,11 +178,13 @@ def render(summary: dict[str, Any]) -> str:
                      " games for the same precision")
     for d in summary.get("deals", []):
         a, b = d["pair"]
-        share = d[a] / d["deals"] if d["deals"] else 0.0
+        share = (d[a] + 0.5 * d["tied"]) / d["deals"] if d["deals"] else 0.0
         lines.append(f"deals won, both seatings together: {visible(a)} {d[a]}, {visible(b)}"
                      f" {d[b]}, tied {d['tied']} of {d['deals']} ({visible(a)}: {share:.0%};"
                      f" Elo on deals {_signed(d['elo'])} [{_signed(d['elo_low'])},"
                      f" {_signed(d['elo_high'])}])")
+    if summary.get("deals"):
+        lines.append(f"({DEAL_RULE}.)")
     if "sprt" in summary:
         s = summary["sprt"]
         verdict = {"H1": f"the first bot is stronger (Elo +{s['elo1']:g} accepted)",
@@ -157,6 +192,9 @@ def render(summary: dict[str, Any]) -> str:
                    None: "undecided when the games ran out"}[s["decision"]]
         unit = s.get("unit", "game")
         on = "on games" if unit == "game" else "on deals won over both seatings"
+        llr = (f"; LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f})"
+               if all(isinstance(s.get(k), int | float) for k in ("llr", "lower", "upper"))
+               else "")
         lines.append(f"SPRT {on}: {verdict} after {s['after_games']} games"
-                     f" ({s.get('after_deals', '?')} deals)")
+                     f" ({s.get('after_deals', '?')} deals){llr}")
     return "\n".join(lines)

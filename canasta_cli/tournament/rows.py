@@ -24,7 +24,10 @@ MAX_COUNT = 10_000_000  # failures of one seat in one game: at most one per deci
 MAX_RECORD = 64 << 20  # characters of a game's record a worker sends (``--records``)
 FIELDS = frozenset({"index", "key", "pair", "deal", "seating", "seed", "scores", "winner",
                     "reason", "hands", "forfeit", "failures"})
-OPTIONAL = frozenset({"record"})
+# A game where a seat failed: each seat's status and reason (kept in games.jsonl), and for the
+# failure file its seats' reports and failing bots' stderr tails (a worker's, taken off the
+# row by the tournament: failures.py).
+OPTIONAL = frozenset({"record", "status", "why", "failed_seats", "stderr"})
 _STATUS = re.compile(r"[A-Z][A-Z_]{0,31}")
 
 
@@ -48,7 +51,7 @@ def row_problem(row: object, task: Task | None, rules: Ruleset) -> str | None:
     if record is not None and not (isinstance(record, str) and len(record) <= MAX_RECORD):
         return "'record' must be a game record's text"
     return (_identity_problem(row, task) or _score_problem(row, rules)
-            or _failure_problem(row, rules))
+            or _failure_problem(row, rules) or _status_problem(row, rules))
 
 
 def rows_problem(rows: object, tasks: list[Task], rules: Ruleset) -> str | None:
@@ -135,6 +138,54 @@ def _failure_problem(row: dict[str, Any], rules: Ruleset) -> str | None:
                 return f"'failures' names {str(status)[:40]!r}, not a seat status"
             if not _whole(n) or not 0 <= n <= MAX_COUNT:
                 return "'failures' must hold whole counts (0 or more)"
+    return None
+
+
+MAX_WHY = 1000  # characters of a seat's reason (the runner keeps at most 300)
+
+
+def _status_problem(row: dict[str, Any], rules: Ruleset) -> str | None:
+    """``status`` and ``why`` (each seat's status and reason, present only in a game where a
+    seat failed; rows written before they existed have neither)."""
+    if "status" not in row and "why" not in row:
+        return None
+    status, why = row.get("status"), row.get("why")
+    if not isinstance(status, list) or len(status) != rules.players:
+        return f"'status' must hold {rules.players} seat statuses, one per seat"
+    if not all(isinstance(s, str) and _STATUS.fullmatch(s) for s in status):
+        return "'status' must hold seat statuses such as OK or CRASHED"
+    if not isinstance(why, list) or len(why) != rules.players:
+        return f"'why' must hold {rules.players} entries, one per seat"
+    if not all(w is None or (isinstance(w, str) and len(w) <= MAX_WHY) for w in why):
+        return f"'why' must hold reasons (text of at most {MAX_WHY} characters) or null"
+    return _report_problem(row, rules)
+
+
+MAX_TAIL = 1 << 14  # characters of one bot's stderr tail (the runner keeps 4096 bytes)
+
+
+def _report_problem(row: dict[str, Any], rules: Ruleset) -> str | None:
+    """``failed_seats`` and ``stderr``, as a worker sends them with a failed game."""
+    if "failed_seats" not in row and "stderr" not in row:
+        return None
+    seats, tails = row.get("failed_seats"), row.get("stderr")
+    if not isinstance(seats, list) or len(seats) != rules.players:
+        return f"'failed_seats' must hold {rules.players} seat reports"
+    for s in seats:
+        if not isinstance(s, dict) or not isinstance(s.get("name"), str) \
+                or not isinstance(s.get("status"), str) or len(s["name"]) > 1000 \
+                or not _STATUS.fullmatch(s["status"]):
+            return "'failed_seats' must hold seat reports with a name and a status"
+        errors = s.get("errors", [])
+        if not isinstance(errors, list) or len(errors) > 20 \
+                or not all(isinstance(e, str) and len(e) <= MAX_WHY * 4 for e in errors):
+            return "'failed_seats' errors must be a short list of texts"
+    if not isinstance(tails, dict) or len(tails) > rules.players:
+        return "'stderr' must map seats to their stderr tails"
+    for k, v in tails.items():
+        seat = int(k) if isinstance(k, int) or (isinstance(k, str) and k.isdigit()) else -1
+        if not 0 <= seat < rules.players or not isinstance(v, str) or len(v) > MAX_TAIL:
+            return "'stderr' must map seats to their stderr tails"
     return None
 
 

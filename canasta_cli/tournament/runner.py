@@ -20,12 +20,14 @@ from typing import Any, Protocol
 
 from ..core import Ruleset
 from ..private_files import append_line, open_append, open_input, private_dir, write_private
+from ..protocol.statuses import SeatStatus
 from ..referee import Referee, TimeControl
 from ..safetext import visible
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Seat
 from ..seats.box import BoxPolicy
 from ..seats.contain import die_with_parent
+from .failures import STDERR_TAIL, replay_command, seat_reasons, write_failure
 from .rows import row_problem
 from .schedule import Format, Task, schedule
 from .stats import GameOutcome, Sprt
@@ -110,7 +112,8 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
             fresh.append(seat)
         seen[name] = seen.get(name, 0) + 1
         seats.append(seat)
-    if config.records:
+    bots = [s for s in seats if isinstance(s, SubprocessSeat)]
+    if config.records or bots:  # a game where a bot fails keeps its record (failures.py)
         from .records import RecordingReferee
         referee: Referee = RecordingReferee(seats, rules, TimeControl(**config.time))
     else:
@@ -127,7 +130,13 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
            "winner": result.winner, "reason": result.reason, "hands": result.hands,
            "forfeit": result.forfeit,
            "failures": [dict(s["failures"]) for s in result.seats]}
-    if config.records:
+    statuses, reasons = seat_reasons(result.seats)
+    if any(s != SeatStatus.OK for s in statuses):
+        row["status"], row["why"] = statuses, reasons
+        row["failed_seats"] = result.seats  # popped by the tournament (failures.py)
+        row["stderr"] = {i: seat.stderr_tail(STDERR_TAIL) for i, seat in enumerate(seats)
+                         if isinstance(seat, SubprocessSeat) and statuses[i] != SeatStatus.OK}
+    if config.records or "status" in row:
         row["record"] = getattr(referee, "record_text", None)
     return row
 
@@ -324,12 +333,14 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                    sprt: Sprt | None = None, progress: Callable[[RunState, int, float], None]
                    | None = None, time_control: TimeControl | None = None,
                    reuse_bots: bool = False, box: BoxPolicy | None = None,
-                   warn: Callable[[str], None] | None = None, records: bool = False) -> RunState:
+                   warn: Callable[[str], None] | None = None, records: bool = False,
+                   box_args: list[str] | None = None) -> RunState:
     private_dir(out)
     tasks = schedule(list(bots), fmt, deals, rules, seed)
     config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json(),
                     reuse_bots=reuse_bots, box=box or BoxPolicy(), records=records)
     texts: dict[int, str] = {}  # records of games whose deal is not complete yet
+    failed: dict[int, tuple[list[dict[str, Any]], dict[int, str]]] = {}  # their failures
     # A deal's rows reach games.jsonl only once all its seatings are played: until then its
     # seed, in a finished row, would tell the bots of the other seatings the cards.
     missing = Counter((t.pair, t.deal) for t in tasks)
@@ -365,6 +376,9 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                     text = row.pop("record", None)
                     if text:
                         texts[row["index"]] = text
+                    if "failed_seats" in row:
+                        failed[row["index"]] = (row.pop("failed_seats"),
+                                                {int(k): v for k, v in row.pop("stderr").items()})
                     state.rows[row["index"]] = row
                     group = ((str(row["pair"][0]), str(row["pair"][1])), int(row["deal"]))
                     waiting.setdefault(group, []).append(row)
@@ -374,6 +388,11 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                             if r["index"] in texts:
                                 from .records import write_record
                                 write_record(out, r["index"], texts.pop(r["index"]))
+                            if r["index"] in failed:
+                                seats_, tails = failed.pop(r["index"])
+                                write_failure(out, r, seats_, tails, replay_command(
+                                    bots, r, rules, config.time, box_args, str(
+                                        out.resolve() / "replays" / f"game-{r['index'] + 1:04d}")))
                             _append(sink, r, games_path)
             _check_sprt(state, tasks, rules, sprt)
             if progress:

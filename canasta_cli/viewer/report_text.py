@@ -6,6 +6,7 @@ characters replaced, so that a bot's name cannot move the cursor or change colou
 
 from __future__ import annotations
 
+import json
 import math
 import textwrap
 from collections.abc import Sequence
@@ -174,6 +175,27 @@ def _failure_lines(t: Tourney, width: int) -> list[str]:
     return out
 
 
+def _replay_lines(t: Tourney) -> list[str]:
+    """Each game where a seat failed, with the command that plays it again exactly (from its
+    OUT/failures/game-NNNN.json, beside each failing bot's stderr tail)."""
+    from ..tournament.failures import failure_path
+    out: list[str] = []
+    for index in sorted({f.game for f in t.failures}):
+        path = failure_path(t.folder, index)
+        try:
+            with open(path, "rb") as f:
+                doc = json.loads(f.read(1 << 20))
+            command = doc["replay"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if isinstance(command, str):
+            if not out:
+                out.append("Replay a failed game (stderr tails and reasons in failures/):")
+            out.append(f"  game {index + 1}:")
+            out.append(printable(command))
+    return out
+
+
 def report_text(t: Tourney, width: int) -> str:
     lines = [f"Tournament in {printable(str(t.folder))}"]
     lines += [f"warning: {printable(w)}" for w in t.warnings]
@@ -188,4 +210,5 @@ def report_text(t: Tourney, width: int) -> str:
                      f" canasta replay {printable(str(t.records[first]))}")
     else:
         lines.append("no game records kept (tournament --records or --html keeps them)")
-    return wrap("\n".join(lines), width)
+    replays = _replay_lines(t)  # not wrapped: each command is pasted as one line
+    return "\n".join([wrap("\n".join(lines), width), *replays])

@@ -1,0 +1,69 @@
+"""Playing the ladder's deals: each reserved deal in every seating (as a tournament plays a
+duplicate deal, ``tournament.runner.play_task``), on a process pool of ``concurrency``
+workers; each finished deal is written at once, so an interrupted run loses only the deals
+in progress (played again by the next run)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+from ..core import Ruleset
+from ..tournament.runner import Config, outcome, play_task
+from ..tournament.schedule import Task, seatings
+from .store import Deal, Ladder
+
+
+def play_deal(deal: Deal, config: Config) -> tuple[float, float, int]:
+    """(a's score on the deal: 1, 0.5 or 0; a's summed score difference; games where a seat
+    failed)."""
+    rules = config.ruleset()
+    diff = 0.0
+    failed = 0
+    for i, seating in enumerate(seatings(rules, deal.a, deal.b)):
+        task = Task(i, (deal.a, deal.b), deal.k, seating, deal.seed)
+        row = play_task(task, config)
+        diff += outcome(row, rules).diff
+        failed += "status" in row
+    return (1.0 if diff > 0 else 0.0 if diff < 0 else 0.5), diff, failed
+
+
+def run_ladder(ladder: Ladder, rules: Ruleset, master: int, deals: int, concurrency: int,
+               config: Config, progress: Callable[[int, Deal, float], None] | None = None
+               ) -> int:
+    """Play ``deals`` deals; returns how many were finished."""
+    run = ladder.start_run()
+    done = 0
+    reserved = 0
+    pool = ProcessPoolExecutor(max_workers=concurrency) if concurrency > 1 else None
+    flight: dict[Future[Any], Deal] = {}
+    try:
+        while done < deals:
+            while reserved < deals and len(flight) < concurrency:
+                deal = ladder.reserve(run, master)
+                if deal is None:
+                    break
+                reserved += 1
+                fut: Future[Any]
+                if pool is None:
+                    fut = Future()
+                    fut.set_result(play_deal(deal, config))
+                else:
+                    fut = pool.submit(play_deal, deal, config)
+                flight[fut] = deal
+            if not flight:
+                break
+            finished, _ = wait(list(flight), return_when=FIRST_COMPLETED)
+            for fut in finished:
+                deal = flight.pop(fut)
+                score, diff, failed = fut.result()
+                ladder.finish(deal, score, diff, failed)
+                done += 1
+                if progress is not None:
+                    progress(done, deal, score)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        ladder.release(run)
+    return done

@@ -1,0 +1,1 @@
+"""Starter bots written by ``canasta kit init``, one per language."""

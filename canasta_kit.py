@@ -1,0 +1,1 @@
+bots/canasta_kit.py

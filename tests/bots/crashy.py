@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""A bot with a bug on one rare path: it plays the first listed move, except that
+
+* ``refuse``: the first time the pile is offered and it draws instead, it crashes;
+* ``nth K``: it crashes on its K-th decision;
+* ``silent K``: on its K-th decision it answers without flushing (then hangs);
+* ``chatty K``: on its K-th decision it prints a debug line to stdout first;
+* ``afteryes``: it crashes when it must go out after its partner said yes (a rare decision).
+
+Before crashing it says why on stderr, so that the failure report can show it."""
+
+import json
+import sys
+import time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "refuse"
+k = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+decisions = 0
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind = msg.get("type")
+    if kind == "hello":
+        print(json.dumps({"type": "ready", "protocol": "canasta/1", "name": "crashy"}), flush=True)
+    elif kind == "act":
+        decisions += 1
+        moves = msg["moves"]
+        texts = [m["text"] for m in moves]
+        print(f"crashy: decision {decisions}, {len(moves)} moves", file=sys.stderr, flush=True)
+        if mode == "refuse" and any(t.startswith("pile") for t in texts) and "draw" in texts:
+            print("crashy: declining the pile -- KeyError in my refuse code", file=sys.stderr,
+                  flush=True)
+            sys.exit(3)
+        if mode == "afteryes" and (msg["observation"].get("turn") or {}).get("permission") is True:
+            print("crashy: my partner said yes -- IndexError", file=sys.stderr, flush=True)
+            sys.exit(6)
+        if mode == "nth" and decisions == k:
+            print(f"crashy: giving up on decision {k}", file=sys.stderr, flush=True)
+            sys.exit(4)
+        reply = json.dumps({"type": "move", "id": msg["id"], "index": 0})
+        if mode == "silent" and decisions == k:
+            sys.stdout.write(reply + "\n")  # never flushed: stdout to a pipe is buffered
+            time.sleep(3600)
+        if mode == "chatty" and decisions == k:
+            print("DEBUG my hand is", msg["observation"].get("hand"), flush=True)
+        print(reply, flush=True)
+    elif kind == "error" and msg.get("retry"):
+        print(json.dumps({"type": "move", "id": msg.get("id"), "index": 0}), flush=True)
+    elif kind == "bye":
+        break
