@@ -5,6 +5,7 @@ default options; it reports what it got on stderr, which the seat keeps (a bound
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
@@ -360,3 +361,32 @@ def test_a_console_script_bot_finds_its_interpreter_in_the_box() -> None:
     finally:
         ref.close()
     assert result.seats[0]["status"] == "OK", (result.seats[0], seat.stderr_tail())
+
+
+@needs_cgroups
+def test_the_next_run_ends_frozen_bots_a_killed_referee_left() -> None:
+    """If the guard could not act, the next run's sweep thaws, kills and removes them."""
+    found = cgroups.layout()
+    assert found is not None
+    version, parents = found
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a referee pid that no longer runs
+    name = f"canasta-bot-{gone.pid}-0"
+    dirs = {c: os.path.join(p, name) for c, p in parents.items()}
+    for d in dirs.values():
+        os.mkdir(d)
+    sleeper = subprocess.Popen(["sleep", "300"])
+    try:
+        group = cgroups.BotCgroup(version, dirs)
+        for f in group.join_files():
+            Path(f).write_text(str(sleeper.pid))
+        group.freeze()
+        cgroups.sweep_stale()
+        assert sleeper.wait(timeout=30) != 0  # killed, though it was frozen
+        assert not any(os.path.exists(d) for d in dirs.values())
+    finally:
+        if sleeper.poll() is None:
+            sleeper.kill()
+        for d in dirs.values():
+            with contextlib.suppress(OSError):
+                os.rmdir(d)

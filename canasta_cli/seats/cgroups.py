@@ -83,18 +83,24 @@ def available() -> bool:
 
 
 def sweep_stale() -> None:
-    """Remove the empty groups of bots whose referee died (a SIGKILLed run)."""
+    """End and remove the groups of bots whose referee died (a SIGKILLed run whose guard
+    could not act): their processes are thawed and killed first."""
     found = layout()
     if found is None:
         return
-    for parent in found[1].values():
+    version, parents = found
+    stale: dict[str, dict[str, str]] = {}
+    for ctrl, parent in parents.items():
         with contextlib.suppress(OSError):
             for entry in os.listdir(parent):
-                if not entry.startswith("canasta-bot-"):
-                    continue
-                pid = entry.split("-")[2]
+                pid = entry.split("-")[2] if entry.startswith("canasta-bot-") else ""
                 if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-                    _remove_tree(os.path.join(parent, entry))
+                    stale.setdefault(entry, {})[ctrl] = os.path.join(parent, entry)
+    for dirs in stale.values():
+        group = BotCgroup(version, dirs)
+        group.frozen = True  # whatever it says: thaw, so that the kill can land
+        group.kill(timeout=1.0)
+        group.remove()
 
 
 # The guard: a shell that waits for the end of a pipe only the referee holds.  When the
@@ -125,11 +131,6 @@ def _start_guard(parents: list[str]) -> None:
     finally:
         os.close(r)
     os.set_inheritable(w, False)  # the write end: held by this process alone, never closed
-
-
-def _remove_tree(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.rmdir(path)
 
 
 def _write(path: str, text: str) -> bool:
@@ -187,7 +188,9 @@ class BotCgroup:
         return [os.path.join(d, "cgroup.procs") for d in self.dirs.values()]
 
     def pids(self) -> list[int]:
-        path = self.dirs["pids" if self.version == "v1" else ""]
+        path = self.dirs.get("pids" if self.version == "v1" else "")
+        if path is None:
+            return []
         try:
             with open(os.path.join(path, "cgroup.procs"), encoding="ascii") as f:
                 return [int(p) for p in f.read().split()]
@@ -196,8 +199,11 @@ class BotCgroup:
 
     def _set_frozen(self, frozen: bool) -> None:
         if self._freezer < 0:
-            path = (os.path.join(self.dirs["freezer"], "freezer.state") if self.version == "v1"
-                    else os.path.join(self.dirs[""], "cgroup.freeze"))
+            where = self.dirs.get("freezer" if self.version == "v1" else "")
+            if where is None:
+                return
+            path = os.path.join(where, "freezer.state" if self.version == "v1"
+                                else "cgroup.freeze")
             try:
                 self._freezer = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
             except OSError:
@@ -236,7 +242,7 @@ class BotCgroup:
         """SIGKILL every process in the groups (thawed first: v1 keeps a frozen process
         from dying)."""
         self.thaw()
-        if self.version == "v2":
+        if self.version == "v2" and "" in self.dirs:
             _write(os.path.join(self.dirs[""], "cgroup.kill"), "1")
         deadline = time.monotonic() + timeout
         while True:
