@@ -4,6 +4,7 @@ and as one HTML page, a hostile name from the database escaped, and the usage er
 from __future__ import annotations
 
 import html
+import os
 import re
 import sqlite3
 import subprocess
@@ -26,7 +27,7 @@ EVIL = "<script>alert(1)</script>"
 
 def canasta(*args: str, columns: int = 100) -> subprocess.CompletedProcess[str]:
     return subprocess.run([CANASTA, *args], capture_output=True, text=True, timeout=600,
-                          check=False, env={"COLUMNS": str(columns), "PATH": "/usr/bin:/bin"})
+                          check=False, env={**os.environ, "COLUMNS": str(columns)})
 
 
 @pytest.fixture(scope="module")
