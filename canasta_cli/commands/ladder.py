@@ -139,19 +139,18 @@ def ladder_history(name: Annotated[str, typer.Argument(
         help="A bot (NAME@VERSION), or NAME for all its versions.")],
         db: DbOpt = None) -> None:
     """How a bot's rating moved: its rating after each run, from the deals up to that run."""
-    from ..ladder.rating import ratings
+    from ..ladder.standings import history
     ladder = _open(db)
     names = sorted(ladder.bots())
     mine = [n for n in names if n == name or n.split("@")[0] == name]
     if not mine:
         raise fail(f"{visible(name)} is not on the ladder")
     typer.echo(f"{'run':<5}{'started':<21}{'bot':<24}{'Elo':>7}{'95%':>8}{'deals':>7}")
-    for run, started, _n in ladder.runs():
-        table = {t.name: t for t in ratings(names, ladder.results(run))}
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started))
+    for point in history(ladder):
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(point.started))
         for n in mine:
-            t = table[n]
+            t = point.table[n]
             if t.deals:
                 elo = "0" if round(t.elo) == 0 else f"{round(t.elo):+d}"
-                typer.echo(f"{run:<5}{when:<21}{visible(n):<24}{elo:>7}"
+                typer.echo(f"{point.run:<5}{when:<21}{visible(n):<24}{elo:>7}"
                            f"{'+-' + str(round(t.error)):>8}{t.deals:>7}")

@@ -1,9 +1,10 @@
-"""``canasta report DIR [--html OUT.html]`` and the HTML writers behind ``replay --html``
+"""``canasta report DIR|--ladder [--html OUT.html]`` and the HTML writers behind ``replay --html``
 and ``tournament --html``."""
 
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -41,16 +42,57 @@ def html_report(folder: Path, out: Path, err: bool = False) -> None:
     typer.echo(f"wrote {out}{where}", err=err)
 
 
+def ladder_report(db: Path | None, html: Path | None) -> None:
+    """``canasta report --ladder [--db FILE] [--html OUT.html]``."""
+    from ..ladder.store import Ladder, LadderError, default_path
+    from ..safetext import visible
+    from ..viewer.ladder_report import ladder_html, ladder_text, load_ladder
+    from ..viewer.replay_page import write_text
+    path = db or default_path()
+    if not path.is_file():
+        raise _fail(f"{visible(str(path))}: no ladder file (canasta ladder add makes one)")
+    try:
+        ladder = Ladder(path)
+        view = load_ladder(ladder)
+        ladder.close()
+    except (LadderError, OSError, sqlite3.Error) as exc:
+        raise _fail(visible(str(exc).splitlines()[0] if str(exc) else repr(exc))) from None
+    if html is None:
+        typer.echo(ladder_text(view, shutil.get_terminal_size((100, 24)).columns))
+        return
+    try:
+        write_text(html, ladder_html(view))
+    except RecordError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"wrote {html}")
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def report(
-        folder: Annotated[Path, typer.Argument(help="A tournament's --out folder.")],
+        folder: Annotated[Path | None, typer.Argument(
+            help="A tournament's --out folder (not with --ladder).")] = None,
         html: Annotated[Path | None, typer.Option(
-            help="Write the report as one HTML page (plots inline) with a replay page per"
-            " recorded game in a folder beside it.")] = None,
+            help="Write the report as one HTML page (plots inline); for a tournament, with a"
+            " replay page per recorded game in a folder beside it.")] = None,
+        ladder: Annotated[bool, typer.Option(
+            "--ladder", help="Report the ladder (--db) instead of a tournament.")] = False,
+        db: Annotated[Path | None, typer.Option(
+            "--db", help="With --ladder: the ladder file (default:"
+            " $XDG_DATA_HOME/canasta/ladder.sqlite).")] = None,
     ) -> None:
-        """A tournament's report: standings, cross table, Elo, score differences, the SPRT,
-        failures and the games; as text fitted to the terminal, or as HTML."""
+        """A tournament's report (standings, cross table, Elo, score differences, the SPRT,
+        failures and the games) or, with --ladder, the ladder's (standings, Elo, each
+        entry's rating history); as text fitted to the terminal, or as HTML."""
+        if ladder == (folder is not None):
+            raise _fail("give a tournament's folder or --ladder, not both" if ladder
+                        else "give a tournament's folder, or --ladder")
+        if db is not None and not ladder:
+            raise _fail("--db goes with --ladder")
+        if ladder:
+            ladder_report(db, html)
+            return
+        assert folder is not None
         if html is not None:
             html_report(folder, html)
             return

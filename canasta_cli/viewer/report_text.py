@@ -105,8 +105,13 @@ def spark(values: Sequence[float], width: int) -> str:
 
 
 def _elo_lines(t: Tourney, width: int) -> list[str]:
-    rows = [(str(r["bot"]), _finite(r.get("elo"), 0.0), _finite(r.get("elo_low"), -math.inf),
-             _finite(r.get("elo_high"), math.inf)) for r in printable(t.summary["standings"])]
+    return elo_lines([(str(r["bot"]), _finite(r.get("elo"), 0.0),
+                       _finite(r.get("elo_low"), -math.inf), _finite(r.get("elo_high"), math.inf))
+                      for r in printable(t.summary["standings"])], width)
+
+
+def elo_lines(rows: Sequence[tuple[str, float, float, float]], width: int) -> list[str]:
+    """Each (name, Elo, low, high) as one line: the interval drawn across the width."""
     name_w = min(16, max((len(n) for n, *_ in rows), default=4))
     bar_w = max(10, width - name_w - 22)
     finite = [v for _, e, lo, hi in rows for v in (e, lo, hi) if math.isfinite(v)]
