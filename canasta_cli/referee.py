@@ -366,7 +366,7 @@ class Referee:
             self._strays(actor, record)
         if move is not None:
             self.round_trips_ms.append(used)
-            return move, "bot" if seat.timed else "human"
+            return move, seat.played_by or ("bot" if seat.timed else "human")
         assert failure is not None
         status, reason = failure
         if retries <= max_retries:

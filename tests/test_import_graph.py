@@ -19,7 +19,7 @@ LAYERS: dict[str, int] = {
     "ui": 4,
     "seats": 5,
     "referee": 6,
-    "replay": 7, "match": 7, "play": 7, "botcheck": 7, "tournament": 7, "viewer": 7, "env": 7,
+    "replay": 7, "match": 7, "play": 7, "botcheck": 7, "tournament": 7, "viewer": 7, "env": 7, "net": 7,
     "commands": 8, "bench": 8,
     "cli": 9, "__init__": 9,
 }

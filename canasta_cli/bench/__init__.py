@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from . import corners, engine, env, fairclock, levels, protocol, referee, tournament
+from . import corners, engine, env, fairclock, levels, net, protocol, referee, tournament
 
 bench_app = typer.Typer(help="Measure performance.", no_args_is_help=True, rich_markup_mode=None)
-for _bench in (engine, referee, levels, corners, protocol, tournament, fairclock, env):
+for _bench in (engine, referee, levels, corners, protocol, tournament, fairclock, env, net):
     _bench.register(bench_app)
 
 

@@ -37,6 +37,7 @@ class Seat(abc.ABC):
     hears_events: bool = True  # False: an in-process player that ignores events is not sent them
     protocol: str = "canasta/1"  # what the seat said in ready (set by the referee)
     caps: frozenset[str] = frozenset()  # optional capabilities granted (canasta/1.1)
+    played_by: str | None = None  # set by a seat whose last move a stand-in made (records it)
     # Set by the referee: called once when a request is still unanswered after the seat's
     # first quick wait, so that the other bots get their queued events while this one thinks
     # (and not while it answers at once, when they would only compete for the cores).

@@ -1,0 +1,397 @@
+"""``canasta join``: a person at the same table view and prompt as ``canasta play``, or a
+spectator, over one connection to a table.
+
+The person's seat is the very HumanSeat of ``canasta play``, fed the protocol messages that
+come over the connection.  Why a move is refused is asked of the server (``explain``), which
+holds the game; a hint is worked out here, from what this seat may see, when the table
+allows hints.  A dropped connection is joined again with the same token.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import socket
+import ssl
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..core import Move, format_move
+from ..event_text import describe_event
+from ..protocol.messages import PROTOCOL
+from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
+from ..seats.base import Interrupted, Message
+from ..seats.human import HumanSeat, SharedTable
+from ..ui.prompt import Terminal
+from .wire import LineTooLong, Splitter, join_message, line
+
+CONNECT_S = 10.0
+_UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+class JoinError(Exception):
+    """The table could not be reached or refused this client; the message says why."""
+
+
+class Lost(Exception):
+    """The connection ended (or broke) without a bye."""
+
+
+class Quiet(Exception):
+    """Nothing came in time."""
+
+
+class Link:
+    """A blocking connection to a table, JSON lines both ways, after the token handshake."""
+
+    def __init__(self, host: str, port: int, token: str, client: str,
+                 tls: ssl.SSLContext | None = None, timeout: float = CONNECT_S) -> None:
+        try:
+            sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            raise JoinError(f"cannot reach {host}:{port}: {exc.strerror or exc}") from None
+        try:
+            if tls is not None:
+                sock = tls.wrap_socket(sock, server_hostname=host)
+        except (ssl.SSLError, OSError) as exc:
+            sock.close()
+            raise JoinError(f"TLS with {host}:{port} failed: {exc}") from None
+        self.sock = sock
+        self.split = Splitter(MAX_LINE)
+        self.pending: deque[bytes] = deque()
+        self.busy = False  # asking the server something (the prompt's alarm keeps quiet)
+        self.send_raw(join_message(token, client))
+        try:
+            welcome = self.read(timeout)
+        except (Lost, Quiet):
+            self.close()
+            raise JoinError(f"{host}:{port} closed the connection during the handshake (a"
+                            " table with TLS needs --tls; one without, no --tls)") from None
+        if welcome.get("type") == "refused":
+            self.close()
+            raise JoinError(f"refused: {str(welcome.get('reason'))[:300]}")
+        if welcome.get("type") != "welcome":
+            self.close()
+            raise JoinError(f"{host}:{port} does not look like a canasta table")
+        self.welcome = welcome
+        self.sock.settimeout(None)
+
+    def send_raw(self, data: bytes) -> None:
+        try:
+            self.sock.sendall(data)
+        except OSError as exc:
+            raise Lost(str(exc)) from None
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.send_raw(line(msg))
+
+    def read(self, timeout: float | None = None) -> Message:
+        """The next message (Lost when the connection ends)."""
+        self.sock.settimeout(timeout)
+        try:
+            while not self.pending:
+                try:
+                    chunk = self.sock.recv(65536)
+                except TimeoutError:
+                    raise Quiet() from None
+                except OSError as exc:
+                    raise Lost(str(exc)) from None
+                if not chunk:
+                    raise Lost("closed")
+                try:
+                    self.pending.extend(self.split.feed(chunk))
+                except LineTooLong as exc:
+                    raise Lost(str(exc)) from None
+            raw = self.pending.popleft()
+        finally:
+            with contextlib.suppress(OSError):
+                self.sock.settimeout(None)
+        try:
+            return decode_line(raw)
+        except ProtocolError as exc:
+            return {"type": "garbled", "reason": str(exc)}
+
+    def poll(self, timeout: float) -> Message | None:
+        """A message that is already there or comes within ``timeout``; None if none."""
+        if not self.pending:
+            try:
+                ready = select.select([self.sock], [], [], timeout)[0]
+            except (OSError, ValueError):
+                ready = [self.sock]
+            if not ready and not getattr(self.sock, "pending", lambda: 0)():
+                return None
+        try:
+            return self.read(timeout)
+        except Quiet:  # readable, but no whole message yet (or TLS's own records)
+            return None
+
+    def ask(self, rid: object, texts: list[str]) -> tuple[int | None, str]:
+        """Why the server refuses these moves: (index of the one refused, reason) or
+        (None, "") when they can all be played.  Other messages wait their turn."""
+        self.busy = True
+        self.send({"type": "explain", "id": rid, "moves": texts})
+        kept: list[bytes] = []
+        try:
+            while True:
+                msg = self.read()
+                if msg.get("type") == "explained" and msg.get("id") == rid:
+                    index = msg.get("index")
+                    return (index if isinstance(index, int) else None,
+                            str(msg.get("reason", ""))[:500])
+                kept.append(line(msg))
+        finally:
+            self.pending.extendleft(reversed(kept))
+            self.busy = False
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+class RemotePerson(HumanSeat):
+    """The human seat, with hints only where the table allows them."""
+
+    def __init__(self, table: SharedTable, name: str, hint: bool) -> None:
+        super().__init__(table, name)
+        self.hint_allowed = hint
+
+    def _hint(self, msg: Message) -> str:
+        if not self.hint_allowed:
+            return ("Hints are off at this table (the host allows them with canasta serve"
+                    " --hint).")
+        return super()._hint(msg)
+
+
+class RemoteAct(dict[str, Any]):
+    """A request to act as the prompt wants it: ``explain`` and ``sequence`` ask the server."""
+
+    def __init__(self, msg: Message, link: Link) -> None:
+        super().__init__(msg)
+        rid = msg.get("id")
+
+        def explain(move: Move) -> str:
+            try:
+                return link.ask(rid, [format_move(move)])[1] or "not legal now"
+            except Lost:
+                return "not legal now (the connection to the table was lost)"
+
+        def sequence(moves: list[Move]) -> tuple[int, str] | None:
+            try:
+                index, reason = link.ask(rid, [format_move(m) for m in moves])
+            except Lost:
+                return 0, "the connection to the table was lost"
+            return None if index is None else (index, reason)
+
+        self.explain = explain
+        self.sequence = sequence
+
+
+Connect = Callable[[], Link]
+
+
+def play_person(connect: Connect, table: SharedTable, retry_s: float,
+                rejoin_hint: str) -> str:
+    """Play at the table until it says bye; joins again after a dropped connection (for up
+    to ``retry_s``).  Returns why it ended."""
+    link = connect()
+    show = table.terminal.show
+    style = table.style
+    first = True
+    while True:
+        welcome = link.welcome
+        seat = RemotePerson(table, str(welcome.get("name", "you")), bool(welcome.get("hint")))
+        seat.replaying = bool(welcome.get("rejoin")) or not first
+        if first:
+            show(style.bold(f"Joined seat {welcome.get('seat')} as {welcome.get('name')}."
+                            + (" Back at the table." if welcome.get("rejoin") else "")))
+        first = False
+        try:
+            return _converse(link, seat, rejoin_hint)
+        except Lost:
+            link.close()
+        except _UNREADABLE as exc:  # a message of a shape this client does not know
+            link.close()
+            return f"the table sent a message this client cannot read ({type(exc).__name__})"
+        show(style.warn(f"The connection to the table was lost; joining again (up to"
+                        f" {retry_s:g} s)..."))
+        again = _reconnect(connect, retry_s)
+        if again is None:
+            return f"the table could not be reached again; {rejoin_hint}"
+        link = again
+        show(style.bold("Back at the table."))
+
+
+def _reconnect(connect: Connect, retry_s: float) -> Link | None:
+    deadline = time.monotonic() + retry_s
+    pause = 0.2
+    while time.monotonic() < deadline:
+        try:
+            return connect()
+        except JoinError as exc:
+            if str(exc).startswith("refused"):
+                return None
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, 3.0)
+    return None
+
+
+def _converse(link: Link, seat: RemotePerson, rejoin_hint: str) -> str:
+    terminal, style = seat.table.terminal, seat.table.style
+    last_act: Message | None = None
+    while True:
+        msg = link.read()
+        kind = msg.get("type")
+        if kind == "hello":
+            seat.start(msg, 0)
+            link.send({"type": "ready", "protocol": PROTOCOL, "name": seat.name})
+        elif kind == "act":
+            last_act = msg
+            link.send(_decide(seat, msg, link, rejoin_hint))
+        elif kind == "error":
+            seat.send(msg)
+            if msg.get("retry") and last_act is not None:
+                link.send(_decide(seat, last_act, link, rejoin_hint))
+        elif kind == "notice":
+            terminal.show(style.warn(f"[table] {str(msg.get('text'))[:300]}"))
+        elif kind == "bye":
+            return "the table closed"
+        elif kind in ("event", "game_start", "game_end", "match_end"):
+            seat.send(msg)
+
+
+def _decide(seat: RemotePerson, msg: Message, link: Link, rejoin_hint: str) -> Message:
+    """The person's answer.  Whatever the table says meanwhile (a notice, the end of the
+    connection) is shown at once: the prompt is woken, and drawn again after."""
+    terminal, style = seat.table.terminal, seat.table.style
+    while True:
+        try:
+            with Alarm(link, terminal):
+                return seat.request(RemoteAct(msg, link), 0)
+        except Interrupted:
+            link.close()
+            raise Left(rejoin_hint) from None
+        except Wake:
+            pass
+        while (news := link.poll(0.05)) is not None:
+            if news.get("type") == "notice":
+                terminal.show(style.warn(f"[table] {str(news.get('text'))[:300]}"))
+            elif news.get("type") == "bye":
+                raise Lost("the table closed")
+
+
+class Wake(Exception):
+    """The table sent something while the person was at the prompt."""
+
+
+class Alarm:
+    """While the person is at the prompt: a thread that only waits for the connection to
+    be readable (it never reads: a TLS connection is used by one thread at a time), then
+    wakes the prompt so that what came is shown now, not after the next move."""
+
+    def __init__(self, link: Link, terminal: Terminal) -> None:
+        self.link = link
+        self.session = terminal.session
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Alarm:
+        if self.session is not None:
+            self._thread = threading.Thread(target=self._watch, daemon=True, name="alarm")
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _watch(self) -> None:
+        assert self.session is not None
+        link, app = self.link, self.session.app
+        while not self._stop.is_set():
+            if link.busy:
+                self._stop.wait(0.05)
+                continue
+            try:
+                ready = bool(link.pending) or bool(select.select([link.sock], [], [], 0.1)[0])
+            except (OSError, ValueError):
+                ready = True
+            loop = app.loop
+            if ready and not link.busy and loop is not None and app.is_running:
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(_wake, app)
+                return
+            if ready:
+                self._stop.wait(0.05)
+
+
+def _wake(app: Any) -> None:
+    if app.is_running and not app.is_done:
+        app.exit(exception=Wake())
+
+
+class Left(Exception):
+    """The person left the table (quit, Ctrl-C, Ctrl-D); the game goes on without them."""
+
+
+def watch(link: Link, show: Callable[[str], None]) -> str:
+    """A spectator's view: every public event and move in words, as they happen."""
+    names: list[str] = []
+
+    def label(s: int) -> str:
+        return f"seat {s} ({names[s]})" if 0 <= s < len(names) else f"seat {s}"
+
+    show("Watching: only what every player may see is shown (no hand, no hidden card).")
+    while True:
+        try:
+            msg = link.read()
+        except Lost:
+            return "the connection to the table ended"
+        try:
+            if _public(msg, show, names, label):
+                return "the table closed"
+        except _UNREADABLE:
+            show("    (a message this client cannot show)")
+
+
+def _public(msg: Message, show: Callable[[str], None], names: list[str],
+            label: Callable[[int], str]) -> bool:
+    """Show one public line; True at the table's bye."""
+    kind = msg.get("type")
+    if kind == "header":
+        names[:] = [str(n) for n in msg.get("seats", [])]
+        show(f"== Game {msg.get('game')}: " + ", ".join(label(i) for i in range(len(names))))
+    elif kind == "move":
+        by = msg.get("by")
+        extra = f" (by {by})" if by in ("default", "stand-in") else ""
+        show(f"--> {label(int(msg.get('seat', -1)))}: {msg.get('move')}{extra}")
+    elif kind == "event" and isinstance(msg.get("event"), dict):
+        show("    " + describe_event(msg["event"], label))
+    elif kind == "result":
+        show(f"== Game over ({msg.get('reason')}): scores "
+             + " / ".join(str(s) for s in msg.get("scores") or []))
+    elif kind == "notice":
+        show(f"[table] {str(msg.get('text'))[:300]}")
+    return kind == "bye"
+
+
+def tls_context(ca: str | None) -> ssl.SSLContext:
+    """The client's TLS: the system's certificate authorities, or the host's own certificate
+    (``--tls-ca``) for a self-signed one; the host name is always checked."""
+    try:
+        return ssl.create_default_context(cafile=ca)
+    except (OSError, ssl.SSLError) as exc:
+        raise JoinError(f"--tls-ca {ca}: {exc}") from None
+
+
+def server_tls(cert: str, key: str) -> ssl.SSLContext:
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        ctx.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise ValueError(f"--tls-cert/--tls-key: {exc}") from None
+    return ctx

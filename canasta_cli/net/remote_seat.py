@@ -1,0 +1,415 @@
+"""A seat whose player is on the other end of a table connection: a person or a bot.
+
+The referee talks to it like to any seat, on its own thread; the hub's thread hands it the
+lines its connection sends.  A bot's connection is held to the protocol exactly as a bot's
+pipes are (the same decoding, the same sorting of late and unasked lines, the same failure
+statuses: a dropped connection is a crash).  A person may drop and join again with the same
+token: the seat keeps what it sent this game and sends it again, request included.  While the
+person is away and asked to play, the seat waits up to ``away_s``, then a built-in stand-in
+plays for them until they are back; both are announced to everyone at the table.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..core import NotationError, parse_move
+from ..core.cards import parse_kind
+from ..protocol.messages import PROTOCOL, encode
+from ..protocol.replies import MAX_MOVE_TEXT, ProtocolError, decode_line, quote, request_id
+from ..seats.base import Message, Seat, SeatFailure
+from .hub import Conn, Hub
+from .wire import line
+
+SORT_LIMIT = 1000  # lines kept waiting to be sorted; more are counted as not asked for
+QUICK_ANSWER = 0.002  # s: a bot slower than this is thinking; the other seats get their news
+EXPLAINS_PER_REQUEST = 200  # a person's "why not?" questions answered per decision
+
+
+class RemoteSeat(Seat):
+    """``kind`` is set by the first client that joins: "person" or "bot", for the match."""
+
+    wire_only = False  # a stand-in may play from the same request
+
+    def __init__(self, name: str, index: int, hub: Hub, stand_in: Seat, away_s: float = 120.0,
+                 hint: bool = False, announce: Callable[[str], None] | None = None) -> None:
+        self.name = name
+        self.index = index
+        self.hub = hub
+        self.stand_in = stand_in
+        self.away_s = away_s
+        self.hint = hint
+        self.announce = announce or (lambda text: None)
+        self.kind: str | None = None
+        self.timed = True
+        self.explains = False
+        self.played_by: str | None = None
+        self.resumed = False  # a saved game goes on: the first join is already a rejoin
+        self.stopping = False  # the game stopped unfinished (saved): no bye for a person
+        self._cv = threading.Condition()
+        self._conn: Conn | None = None
+        self._joins = 0
+        self._lines: deque[bytes] = deque()
+        self._more = 0
+        self._out = bytearray()
+        self._log: list[bytes] = []  # a person's game so far: sent again when they rejoin
+        self._asking: bytes | None = None  # a person's request in hand
+        self._swallow_ready = False
+        self._dead: tuple[str, str] | None = None
+        self._asked: set[int] = set()
+        self._stray: list[str] = []
+        self._stray_more = 0
+        self._late: list[str] = []
+        self._standing_in = False
+        self.rtts: list[float] = []  # TCP's round-trip estimate at each decision, ms
+
+    # Seen from the hub's thread ---------------------------------------------------------------
+    def attach(self, conn: Conn, client: str) -> str | None:
+        kind = "person" if client == "person" else "bot"
+        back = False
+        with self._cv:
+            if self.kind is not None and kind != self.kind:
+                return f"seat {self.index} is played by a {self.kind} in this match"
+            if kind == "bot" and self._conn is not None and not self._conn.closed:
+                return f"seat {self.index}'s bot is connected already"
+            if self._dead is not None:
+                return (f"seat {self.index}'s bot is out for this match ({self._dead[1]}): the"
+                        " protocol does not take a crashed bot back")
+            old = self._conn
+            self.kind = kind
+            self.timed = kind == "bot"
+            self.explains = kind == "person"
+            self._conn = conn
+            self._joins += 1
+            rejoin = self._joins > 1 or self.resumed
+            self._lines.clear()
+            self.hub.welcome(conn, role="player", seat=self.index, name=self.name, client=kind,
+                             hint=self.hint and kind == "person", rejoin=rejoin,
+                             away_s=self.away_s)
+            if kind == "person" and self._log:
+                self._out.clear()  # all of it is in the log, which goes first
+                for data in self._log:
+                    conn.write(data)
+                if self._asking is not None:
+                    conn.write(self._asking)
+                self._swallow_ready = True  # the client answers the hello it is sent again
+            back, self._standing_in = self._standing_in, False
+            self._cv.notify_all()
+        if old is not None and old is not conn:
+            old.close("replaced by a new connection with the same token")
+        if kind == "person" and self._joins > 1:
+            self.announce(f"seat {self.index} ({self.name}) is back"
+                          + (": the stand-in steps aside" if back else ""))
+        return None
+
+    def receive(self, conn: Conn, data: bytes) -> None:
+        with self._cv:
+            if conn is not self._conn:
+                return  # a connection this seat has replaced
+            if len(self._lines) < SORT_LIMIT:
+                self._lines.append(data)
+            else:
+                self._more += 1
+            self._cv.notify_all()
+
+    def too_long(self, conn: Conn, reason: str) -> None:
+        with self._cv:
+            if conn is not self._conn:
+                return
+            if self.kind == "bot" and self.started and self._dead is None:
+                self._dead = ("PROTOCOL_ERROR", reason)
+            else:
+                self._unasked(reason)
+        conn.close(reason)
+
+    def detach(self, conn: Conn, reason: str) -> None:
+        with self._cv:
+            if conn is not self._conn:
+                return
+            self._conn = None
+            if self.kind == "bot" and self.started and self._dead is None:
+                self._dead = ("CRASHED", f"the bot's connection closed ({reason})")
+            self._cv.notify_all()
+        if self.kind == "person" and self.started:
+            self.announce(f"seat {self.index} ({self.name}) lost their connection")
+
+    # Seen from the referee's thread ---------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self._conn is not None
+
+    @property
+    def usable(self) -> bool:
+        return self._dead is None
+
+    def start(self, hello: Message, timeout: float) -> Message:
+        if self.kind != "bot":
+            self.stand_in.start(hello, timeout)
+            with self._cv:
+                data = encode(hello)
+                self._log = [data]
+                self._swallow_ready = True
+                self._out += data
+                self._flush_locked()
+            return {"type": "ready", "protocol": PROTOCOL, "name": self.name}
+        return self._await(hello, timeout, "ready")
+
+    def send(self, msg: Message) -> None:
+        if self.kind != "bot":
+            self.stand_in.send(msg)
+        data = encode(msg)
+        kind = msg.get("type")
+        with self._cv:
+            if self.kind != "bot":
+                if kind == "game_start":
+                    self._log = self._log[:1]
+                self._log.append(data)
+            if self._conn is None or self._dead is not None:
+                return
+            self._out += data
+            if len(self._out) >= 65536 or kind == "game_end":
+                self._flush_locked()
+
+    def flush(self) -> None:
+        with self._cv:
+            self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        if self._out and self._conn is not None:
+            self._conn.write(bytes(self._out))
+        self._out.clear()
+
+    def request(self, msg: Message, timeout: float) -> Message:
+        self.played_by = None
+        if self.kind == "bot":
+            conn = self._conn
+            reply = self._await(msg, timeout, "move")
+            rtt = conn.rtt_ms() if conn is not None else None
+            if rtt is not None:
+                self.rtts.append(rtt)
+            return reply
+        return self._person(msg)
+
+    # A bot ------------------------------------------------------------------------------------
+    def _await(self, msg: Message, timeout: float, answer: str) -> Message:
+        """Send ``msg`` and return the bot's answer of type ``answer`` (or SeatFailure);
+        every other line is sorted on the way, as the pipe of a local bot's would be."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        rid = msg.get("id")
+        with self._cv:
+            self._sort_locked()
+            if self._dead is not None:
+                raise SeatFailure(*self._dead)
+            if self._conn is None:
+                raise SeatFailure("CRASHED", "the bot is not connected")
+            if isinstance(rid, int):
+                if len(self._asked) > 100_000:
+                    self._asked.clear()
+                self._asked.add(rid)
+            self._out += encode(msg)
+            self._flush_locked()
+        sent = time.monotonic()
+        hooked = self.while_waiting is None
+        while True:
+            with self._cv:
+                while self._lines:
+                    raw = self._lines.popleft()
+                    try:
+                        reply = decode_line(raw)
+                    except ProtocolError as exc:
+                        raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
+                    if self._is_answer(reply, rid, answer):
+                        return reply
+                if self._dead is not None:
+                    raise SeatFailure(*self._dead)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms")
+                if not hooked:
+                    left = min(left, max(0.0, QUICK_ANSWER - (time.monotonic() - sent)))
+                if left > 0:
+                    self._cv.wait(left)
+                waiting = not self._lines
+            if not hooked and waiting and time.monotonic() - sent >= QUICK_ANSWER:
+                hooked = True
+                assert self.while_waiting is not None
+                self.while_waiting()  # it is thinking: the other seats may read their news
+
+    def _is_answer(self, reply: Message, rid: object, answer: str | None) -> bool:
+        kind = reply.get("type")
+        got = request_id(reply)
+        if answer is not None and kind == answer and (answer == "ready" or got is None
+                                                      or got == rid):
+            return True
+        if kind == "move" and got is not None and got in self._asked:
+            self._late.append(f"late reply to request {got} dropped"
+                              + (f" (now at request {rid})" if rid is not None else ""))
+            del self._late[:-20]
+        elif kind == "move" and got is not None:
+            self._unasked(f"reply to request {got}, which this seat was never sent")
+        else:
+            self._unasked(f"{quote(str(kind))} message")
+        return False
+
+    def _sort_locked(self) -> None:
+        """Lines that came while nothing was asked: late replies, or not asked for."""
+        while self._lines:
+            raw = self._lines.popleft()
+            try:
+                reply = decode_line(raw)
+            except ProtocolError as exc:
+                self._unasked(str(exc))
+                continue
+            if reply.get("type") == "ready" and self._swallow_ready:
+                self._swallow_ready = False
+                continue
+            self._is_answer(reply, None, None)
+
+    def _unasked(self, what: str) -> None:
+        if len(self._stray) < 3:
+            self._stray.append(f"message out of turn: {what}")
+        else:
+            self._stray_more += 1
+
+    def unsolicited(self) -> list[str]:
+        with self._cv:
+            self._sort_locked()
+            self._stray_more += self._more
+            self._more = 0
+            out, self._stray = self._stray, []
+            if self._stray_more:
+                out.append(f"... and {self._stray_more} more messages out of turn")
+                self._stray_more = 0
+        return out
+
+    def late(self) -> list[str]:
+        with self._cv:
+            out, self._late = self._late, []
+        return out
+
+    # A person ---------------------------------------------------------------------------------
+    def _person(self, msg: Message) -> Message:
+        """The person's move: wait for it as long as they are connected; while they are
+        away, up to ``away_s``, then the stand-in plays (until they are back)."""
+        rid = msg.get("id")
+        data = encode(msg)
+        explained = 0
+        away_since: float | None = None
+        took_over = False
+        with self._cv:
+            self._sort_locked()
+            if not self._standing_in:
+                self._asking = data
+                self._out += data
+                self._flush_locked()
+        while True:
+            answers: list[bytes] = []
+            say = None
+            with self._cv:
+                if self._standing_in:
+                    self._asking = None
+                    break
+                reply = None
+                while self._lines and reply is None:
+                    raw = self._lines.popleft()
+                    try:
+                        got = decode_line(raw)
+                    except ProtocolError as exc:
+                        self._asking = None
+                        raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
+                    kind = got.get("type")
+                    if kind == "ready" and self._swallow_ready:
+                        self._swallow_ready = False
+                    elif kind == "explain" and request_id(got) == rid \
+                            and explained < EXPLAINS_PER_REQUEST:
+                        explained += 1
+                        answers.append(_explained(msg, got))
+                    elif self._is_answer(got, rid, "move"):
+                        reply = got
+                if reply is not None:
+                    self._asking = None
+                    return reply
+                conn = self._conn
+                if conn is None:
+                    now = time.monotonic()
+                    if away_since is None:
+                        away_since = now
+                        say = (f"seat {self.index} ({self.name}) is away: their turn waits up"
+                               f" to {self.away_s:g} s")
+                    elif now - away_since >= self.away_s:
+                        self._standing_in = took_over = True
+                        self._asking = None
+                        break
+                    else:
+                        self._cv.wait(self.away_s - (now - away_since))
+                else:
+                    away_since = None
+                    if not answers:
+                        self._cv.wait()
+            if say is not None:
+                self.announce(say)
+            if conn is not None:
+                for answer in answers:
+                    conn.write(answer)
+        if took_over:
+            self.announce(f"seat {self.index} ({self.name}) is still away: {self.stand_in.name}"
+                          " plays for them until they are back")
+        self.played_by = "stand-in"
+        return self.stand_in.request(msg, 1e9)
+
+    def close(self) -> None:
+        """``bye``, except to a person whose game stopped unfinished: their client waits for
+        the table to come back (``canasta serve --resume``) and joins again by itself."""
+        with self._cv:
+            conn = self._conn
+            if conn is not None and self._dead is None:
+                if self.kind == "person" and self.stopping:
+                    self._out += line({"type": "notice", "text": "the table stopped; the game"
+                                       " is saved and goes on when the host resumes it"})
+                else:
+                    self._out += encode({"type": "bye"})
+                self._flush_locked()
+            self._conn = None
+        if conn is not None:
+            conn.close("the game is over")
+        self.stand_in.close()
+
+    def summary(self) -> dict[str, Any]:
+        """What the table reports about this seat besides the referee's report."""
+        rtts = sorted(self.rtts)
+        return {"seat": self.index, "name": self.name, "kind": self.kind,
+                "joins": self._joins,
+                "rtt_ms_median": rtts[len(rtts) // 2] if rtts else None,
+                "rtt_ms_max": rtts[-1] if rtts else None}
+
+
+def _explained(msg: Message, query: dict[str, Any]) -> bytes:
+    """Why a person's move (or line of moves) is refused, from the request in hand: the
+    referee's own explainer, which reads only that player's hand and the table."""
+    texts = query.get("moves")
+    rid = msg.get("id")
+    if not isinstance(texts, list) or not 1 <= len(texts) <= 20 or not all(
+            isinstance(t, str) and len(t) <= MAX_MOVE_TEXT for t in texts):
+        return line({"type": "explained", "id": rid, "index": 0,
+                     "reason": "an explain message names 1 to 20 moves in notation"})
+    obs = msg.get("observation") or {}
+    top = obs.get("pile_top")
+    try:
+        top_rank = parse_kind(top) if isinstance(top, str) else None
+        moves = [parse_move(t, top_rank=top_rank) for t in texts]
+    except (NotationError, ValueError) as exc:
+        return line({"type": "explained", "id": rid, "index": 0, "reason": str(exc)[:300]})
+    explain = getattr(msg, "explain", None)
+    sequence = getattr(msg, "sequence", None)
+    if explain is None or sequence is None:
+        return line({"type": "explained", "id": rid, "index": 0, "reason": "not legal now"})
+    if len(moves) == 1:
+        return line({"type": "explained", "id": rid, "index": 0, "reason": explain(moves[0])})
+    problem = sequence(moves)
+    if problem is None:
+        return line({"type": "explained", "id": rid, "index": None, "reason": ""})
+    return line({"type": "explained", "id": rid, "index": problem[0], "reason": problem[1]})

@@ -1,0 +1,263 @@
+"""``canasta serve``: a table on a TCP port, its games saved and recorded as ``canasta play``
+saves them (sealed records, resumable), its remote seats joined with tokens."""
+
+from __future__ import annotations
+
+import json
+import socket
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core import Ruleset
+from ..play import new_save_path, secret_path, secrets_dir
+from ..private_files import write_private
+from ..records import RecordWriter
+from ..referee import FailurePolicy, GameResult, Referee, TimeControl
+from ..seats import make_seat
+from ..seats.base import Seat
+from ..seats.human import HumanSeat, SharedTable
+from ..seats.policy import builtin_seat
+from .gallery import Gallery
+from .hub import Hub
+from .remote_seat import RemoteSeat
+from .tokens import Guard, TokenBook
+from .wire import notice
+
+
+def is_remote(spec: str) -> bool:
+    return spec == "remote" or spec.startswith("remote:")
+
+
+def check_remote(spec: str) -> None:
+    name = spec.partition(":")[2]
+    if spec.startswith("remote:") and not (0 < len(name) <= 24 and name.isprintable()):
+        raise ValueError(f"seat {spec[:40]!r}: remote:NAME takes a name of 1 to 24 characters")
+
+
+def tokens_path(record: Path) -> Path:
+    """The tokens of a saved table game (owner-only, beside its sealed seed)."""
+    return secrets_dir() / f"{record.stem}-net.json"
+
+
+def load_tokens(record: Path, players: int) -> TokenBook | None:
+    try:
+        data = json.loads(tokens_path(record).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return TokenBook.from_json(data, players)
+
+
+class PublicTee(RecordWriter):
+    """The record, and each line of it that is public goes to the spectators as written."""
+
+    def __init__(self, path: Path, gallery: Gallery) -> None:
+        super().__init__(path)
+        self.gallery = gallery
+
+    def write(self, line: dict[str, Any]) -> None:
+        super().write(line)
+        self.gallery.publish(line)
+
+
+class TableReferee(Referee):
+    """The referee, and the spectators get each public record line as it is written."""
+
+    def __init__(self, seats: list[Seat], rules: Ruleset, time_control: TimeControl,
+                 on_failure: FailurePolicy, gallery: Gallery) -> None:
+        super().__init__(seats, rules, time_control, on_failure)
+        self.gallery = gallery
+
+    def _open_record(self, game: int, path: Path | None = None) -> RecordWriter | None:
+        if path is None:
+            return super()._open_record(game, path)
+        return PublicTee(path, self.gallery)
+
+
+@dataclass
+class TableOptions:
+    host: str = "127.0.0.1"
+    port: int = 0
+    tls: ssl.SSLContext | None = None
+    away_s: float = 120.0
+    away_level: str = "normal"
+    hint: bool = False
+    handshake_s: float = 10.0
+    join_timeout_s: float = 0.0  # 0: wait for the remote seats as long as it takes
+    guard: Guard = field(default_factory=Guard)
+
+
+class JoinTimeout(RuntimeError):
+    """Not every remote seat joined in time."""
+
+
+class Table:
+    """The hub, the remote seats, the spectators and the tokens of one served table."""
+
+    def __init__(self, specs: list[str], seed: int, opts: TableOptions,
+                 tokens: TokenBook | None = None, out: Callable[[str], None] = print,
+                 resumed: bool = False) -> None:
+        for spec in specs:
+            if is_remote(spec):
+                check_remote(spec)
+        self.specs = specs
+        self.opts = opts
+        self.out = out
+        self.tokens = tokens or TokenBook.fresh([is_remote(s) for s in specs])
+        self.hub = Hub(self.tokens, opts.host, opts.port, opts.tls, opts.handshake_s,
+                       opts.guard, log=out)
+        self.gallery = Gallery(self.hub)
+        self.hub.targets[("watch", -1)] = self.gallery
+        self.remote: list[RemoteSeat] = []
+        for i, spec in enumerate(specs):
+            if not is_remote(spec):
+                continue
+            stand_in = builtin_seat(f"builtin:{opts.away_level}", seed * 7919 + i)
+            seat = RemoteSeat(spec, i, self.hub, stand_in, opts.away_s, opts.hint, self.announce)
+            seat.resumed = resumed
+            self.remote.append(seat)
+            self.hub.targets[("seat", i)] = seat
+
+    def start(self) -> None:
+        self.hub.start()
+
+    def announce(self, text: str) -> None:
+        """Said to everyone: the host's console, every person and every spectator."""
+        self.out(f"[table] {text}")
+        data = notice(text)
+        self.gallery.tell(data)
+
+        def people() -> None:
+            for conn in list(self.hub.conns):
+                if conn.client == "person" and not conn.closed:
+                    conn.write(data)
+        self.hub.call(people)
+
+    def join_lines(self) -> list[str]:
+        host = self.opts.host
+        if host in ("", "0.0.0.0", "::"):
+            host = socket.gethostname()
+        shown = f"[{host}]" if ":" in host else host
+        where = f"{shown}:{self.hub.port}"
+        tls = " --tls" if self.opts.tls is not None else ""
+        lines = []
+        for seat in self.remote:
+            tok = self.tokens.seats[seat.index]
+            lines.append(f"seat {seat.index} ({seat.name}): canasta join {where} --token {tok}{tls}")
+        lines.append(f"spectators: canasta join {where} --token {self.tokens.spectator}{tls}"
+                     " --watch")
+        return lines
+
+    def wait_joined(self, tick: Callable[[], None] | None = None) -> None:
+        """Until every remote seat has a client (a bot must still be connected)."""
+        limit = self.opts.join_timeout_s
+        start = time.monotonic()
+        seen: set[int] = set()
+        while True:
+            missing = [s for s in self.remote if not s.connected]
+            for s in self.remote:
+                if s.connected and s.index not in seen:
+                    seen.add(s.index)
+                    self.out(f"[table] seat {s.index} ({s.name}): a {s.kind} joined")
+            if not missing:
+                return
+            if limit and time.monotonic() - start > limit:
+                raise JoinTimeout("not joined in time: " + ", ".join(
+                    f"seat {s.index} ({s.name})" for s in missing))
+            if tick is not None:
+                tick()
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        self.hub.close()
+
+
+def build_seats(table: Table, specs: list[str], seed: int, log_dir: Path,
+                terminal: SharedTable | None, sandbox: bool) -> list[Seat]:
+    """The seats in order: remote ones from the table, the others as ``canasta play`` makes
+    them (a person at the host's own terminal, built-in players, bot programs)."""
+    remote = {s.index: s for s in table.remote}
+    seats: list[Seat] = []
+    for i, spec in enumerate(specs):
+        if i in remote:
+            seats.append(remote[i])
+        elif spec == "human" or spec.startswith("human:"):
+            if terminal is None:
+                raise ValueError("a human seat needs the host's terminal")
+            seats.append(HumanSeat(terminal, name=spec))
+        else:
+            seats.append(make_seat(spec, i, seed, log_dir, sandbox=sandbox))
+    return seats
+
+
+@dataclass
+class GamePlan:
+    """One game to play: a new one, or a saved one going on (``prefix`` its moves so far)."""
+
+    seed: int
+    record: Path
+    decks: list[list[int]] | None = None
+    dealer: int | None = None
+    prefix: list[dict[str, Any]] | None = None
+    secret: Path | None = None
+    scores: list[int] | None = None
+    hand_no: int = 1
+
+
+def play_games(table: Table, seats: list[Seat], rules: Ruleset, tc: TimeControl,
+               on_failure: FailurePolicy, plans: Callable[[int], GamePlan | None],
+               done: Callable[[GameResult, GamePlan], None]) -> list[GameResult]:
+    """Game after game (``plans(g)`` until it gives None or a person saves); the tokens are
+    kept beside each unfinished game's seed, so that ``--resume`` takes the same ones."""
+    referee = TableReferee(seats, rules, tc, on_failure, table.gallery)
+    results: list[GameResult] = []
+    plan: GamePlan | None = None
+    try:
+        referee.start()
+        g = 1
+        while (plan := plans(g)) is not None:
+            keep = tokens_path(plan.record)
+            write_private(keep, json.dumps(table.tokens.to_json()) + "\n")
+            result = referee.play(g, seed=plan.seed, decks=plan.decks, dealer=plan.dealer,
+                                  prefix=plan.prefix,
+                                  record_file=plan.record,
+                                  secret_file=plan.secret or secret_path(plan.record),
+                                  scores=plan.scores, hand_no=plan.hand_no)
+            results.append(result)
+            if result.reason not in ("saved", "unfinished"):
+                keep.unlink(missing_ok=True)
+            done(result, plan)
+            if result.reason in ("saved", "unfinished"):
+                _stopping(table)
+                break
+            g += 1
+        referee.end_match(results)
+    except BaseException:  # Ctrl-C, SIGTERM: the record is closed, the game can go on
+        _stopping(table)
+        if plan is not None:
+            table.out(f"Stopped. The game is saved in {plan.record}\nGo on with: canasta serve"
+                      f" --resume {plan.record}")
+        raise
+    finally:
+        referee.close()
+    return results
+
+
+def _stopping(table: Table) -> None:
+    for seat in table.remote:
+        seat.stopping = True
+
+
+def new_plans(seeds: list[int], save_dir: Path, decks: list[list[int]] | None,
+              dealer: int | None, scores: list[int] | None,
+              hand_no: int) -> Callable[[int], GamePlan | None]:
+    """Plans for ``len(seeds)`` new games, each saved under ``save_dir``."""
+    def plan(g: int) -> GamePlan | None:
+        if g > len(seeds):
+            return None
+        return GamePlan(seeds[g - 1], new_save_path(save_dir), decks if g == 1 else None,
+                        dealer if g == 1 else None, None, None, scores, hand_no)
+    return plan
