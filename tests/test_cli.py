@@ -88,6 +88,7 @@ def test_bench_engine_prints_the_figures() -> None:
     assert result.exit_code == 0
     assert "hands/s" in result.output and "max moves" in result.output
     assert result.output.splitlines()[1].startswith("classic")
+    assert "engine; peak memory" in result.output and " MB;" in result.output
 
 
 def test_console_script_is_installed() -> None:
