@@ -20,7 +20,8 @@ sys.path.insert(0, str(ROOT / "build_backend"))
 from canasta_build import compile_requested  # noqa: E402
 
 # The rules core and the search player's rollouts: the code every game and every rollout runs.
-COMPILED = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "canasta_cli" / "core").glob("*.py"))
+COMPILED = [*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "canasta_cli" / "core").glob("*.py")),
+            "canasta_cli/players/search.py"]
 
 
 class BuildWithData(build_py):
