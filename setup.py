@@ -40,9 +40,12 @@ class BuildWithData(build_py):
 
 
 def _extensions() -> list[object]:
-    if not compile_requested():
-        return []
+    if not compile_requested() or {"egg_info", "dist_info"} & set(sys.argv):
+        return []  # pure, or only the metadata is asked for: nothing to compile
     from mypyc.build import mypycify
+    # What an earlier compiled build left (a module compiled then, not now) must not ship.
+    for old in (ROOT / "build" / "compiled").glob("lib*"):
+        shutil.rmtree(old)
     return list(mypycify(COMPILED, opt_level="3", target_dir="build/compiled/mypyc"))
 
 
