@@ -36,7 +36,7 @@ SUITS = ("c", "d", "h", "s")
 Choose = Callable[[dict[str, Any], list[dict[str, Any]]], Any]
 
 
-def _take(counter: Counter, cards: list[str]) -> None:
+def _take(counter: Counter[str], cards: list[str]) -> None:
     for c in cards:
         if counter[c] > 0:
             counter[c] -= 1
@@ -56,7 +56,7 @@ class Table:
         self._unread: list[dict[str, Any]] = []
         self.pile: list[str] = []
         self.discards: list[list[str]] = [[] for _ in range(self.players)]
-        self.known: list[Counter] = [Counter() for _ in range(self.players)]
+        self.known: list[Counter[str]] = [Counter() for _ in range(self.players)]
         self._pending_meld: dict[str, Any] | None = None
 
     def start_game(self, msg: dict[str, Any]) -> None:
@@ -84,7 +84,8 @@ class Table:
         if self._unread:
             self._catch_up()
         kind = e.get("type")
-        seat = e.get("seat") if isinstance(e.get("seat"), int) else 0
+        who = e.get("seat")
+        seat = who if isinstance(who, int) else 0
         pending, self._pending_meld = self._pending_meld, None
         if pending is not None and not (kind == "took_pile" and seat == pending["seat"]):
             _take(self.known[pending["seat"]], list(pending["cards"]))
@@ -116,7 +117,7 @@ class Table:
         known = [Counter(k) for k in self.known]
         if self._pending_meld is not None:  # a meld not followed by a take: it left the hand
             _take(known[self._pending_meld["seat"]], list(self._pending_meld["cards"]))
-        unseen: Counter = Counter()
+        unseen: Counter[str] = Counter()
         for r in RANKS:
             for s in SUITS:
                 unseen[r + s] = self.decks
@@ -132,7 +133,7 @@ class Table:
                 "unseen": dict(sorted(unseen.items()))}
 
 
-class Observation(dict):
+class Observation(dict[str, Any]):
     """The observation, where ``["public"]`` (when the referee did not send it) is made from
     the kit's table the first time it is read: a bot that never looks pays nothing."""
 
@@ -176,7 +177,7 @@ def _answer(choice: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
                     f" {type(choice).__name__}")
 
 
-def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple = ("annotations",),
+def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple[str, ...] = ("annotations",),
         stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> list[dict[str, Any]]:
     """Play until ``bye`` (or the end of input); returns the results of ``match_end``."""
     table = Table()

@@ -8,13 +8,14 @@ Log to stderr, never to stdout.
 """
 
 import random
+from typing import Any
 
 import canasta_kit
 
 rng = random.Random()
 
 
-def choose(observation, moves):
+def choose(observation: dict[str, Any], moves: list[dict[str, Any]]) -> dict[str, Any]:
     return rng.choice(moves)
 
 

@@ -10,14 +10,14 @@ import typer
 
 from . import __version__, bench
 from .build import engine_build
-from .commands import bot, cluster, demo, explore, match, net, play, replay, report, tournament
+from .commands import bot, cluster, demo, explore, kit, match, net, play, replay, report, tournament
 
 # Plain help (rich_markup_mode=None): the rich layout labels every flag "<bool>".
 app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
                   rich_markup_mode=None,
                   add_completion=False)
 for _group in (explore, play, demo, match, replay, tournament, report, net, bench, bot,
-               cluster):
+               cluster, kit):
     _group.register(app)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -142,12 +143,12 @@ def default_move(moves: list[Move]) -> Move:
 class Referee:
     """Plays games between ``seats`` (one per player, seat 0 first)."""
 
-    def __init__(self, seats: list[Seat], rules: Ruleset, time_control: TimeControl | None = None,
+    def __init__(self, seats: Sequence[Seat], rules: Ruleset, time_control: TimeControl | None = None,
                  on_failure: FailurePolicy = "default", record_dir: Path | None = None,
                  max_retries: int = 2) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"{rules.name} needs {rules.players} seats, got {len(seats)}")
-        self.seats = seats
+        self.seats = list(seats)
         self.rules = rules
         self.time = time_control or TimeControl()
         self.on_failure = on_failure
@@ -323,7 +324,7 @@ class Referee:
         seat.last_request = req
         budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
         start = _monotonic()
-        msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
+        msg: dict[str, Any] = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
                           wire_only=seat.wire_only, explains=seat.explains, caps=seat.caps)
         if not seat.timed:
             self._flush_others(actor)  # a person thinks for seconds: the bots catch up now

@@ -5,6 +5,7 @@ from __future__ import annotations
 from canasta_cli.core import (
     CLASSIC,
     GameState,
+    Move,
     Ruleset,
     apply,
     deck_from_seats,
@@ -50,7 +51,7 @@ def setup(rules: Ruleset = CLASSIC, dealer: int | None = None, stock: str = "",
     return new_game(rules, seed=seed, decks=[order], dealer=dealer)
 
 
-def mv(state: GameState, text: str):  # type: ignore[no-untyped-def]
+def mv(state: GameState, text: str) -> Move:
     top = KIND_OF[state.pile[-1]] if state.pile else None
     return parse_move(text, top_rank=top)
 

@@ -8,22 +8,24 @@ melds and adds end the turn legally?  The two must agree exactly.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from canasta_cli.core import GameState, Phase, legal_moves
 from canasta_cli.core.cards import BLACK3, DEUCE, JOKER, KIND_VALUE
+from canasta_cli.core.feasibility import Situation
 from canasta_cli.core.legality import situation
 from canasta_cli.core.moves import Add, Ask, Meld
 
-Key = tuple[object, ...]
+Key = tuple[Any, ...]
 
 
-def _freeze(s) -> Key:  # type: ignore[no-untyped-def]
+def _freeze(s: Situation) -> Key:
     return (tuple(s.hc), tuple(s.ex), tuple(s.nat), tuple(s.wild), s.total, s.started,
             s.pending, tuple(s.pending_counts), s.must_out, s.b3_melded)
 
 
 class Oracle:
-    def __init__(self, s) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, s: Situation) -> None:
         self.fixed = (s.opening, s.minimum, s.no_out, s.no_discard, s.waiver, s.req, s.maxw,
                       s.c4)
         self.search = lru_cache(maxsize=None)(self._search)
@@ -38,14 +40,14 @@ class Oracle:
     def finishes(self, key: Key) -> bool:
         hc, ex, nat, wild, total, started, pending, _pc, must_out, b3 = key
         opening, minimum, no_out, no_discard, waiver, req, _mw, _c4 = self.fixed
-        hand_n = sum(hc)  # type: ignore[arg-type]
-        can = self.canastas(nat, wild)  # type: ignore[arg-type]
-        out_ok = not no_out and can >= req and self.opening_ok(total, can)  # type: ignore[arg-type]
+        hand_n = sum(hc)
+        can = self.canastas(nat, wild)
+        out_ok = not no_out and can >= req and self.opening_ok(total, can)
         if pending:
             return False
         if hand_n == 0:
             return out_ok
-        met = not opening or not started or total >= minimum  # type: ignore[operator]
+        met = not opening or not started or total >= minimum
         if no_discard:
             return not must_out and met
         if hand_n == 1:
@@ -55,7 +57,7 @@ class Oracle:
     def children(self, key: Key):  # type: ignore[no-untyped-def]
         hc, ex, nat, wild, total, started, pending, pc, must_out, b3 = key
         _o, _m, no_out, _nd, _w, _r, maxw, c4 = self.fixed
-        hc, ex, nat, wild = list(hc), list(ex), list(nat), list(wild)  # type: ignore[arg-type]
+        hc, ex, nat, wild = list(hc), list(ex), list(nat), list(wild)
         for r in range(11):
             if ex[r]:
                 shapes = [(1, 0, 0), (0, 1, 0), (0, 0, 1)]
@@ -78,7 +80,7 @@ class Oracle:
     def after(self, key: Key, r: int, n: int, d: int, j: int) -> Key:
         hc, ex, nat, wild, total, started, pending, pc, must_out, b3 = key
         opening = self.fixed[0]
-        hc, ex, nat, wild = list(hc), list(ex), list(nat), list(wild)  # type: ignore[arg-type]
+        hc, ex, nat, wild = list(hc), list(ex), list(nat), list(wild)
         hc[r] -= n
         hc[DEUCE] -= d
         hc[JOKER] -= j
@@ -90,10 +92,10 @@ class Oracle:
             wild[r] += d + j
         if opening:
             started = True
-            total += KIND_VALUE[r] * n + 20 * d + 50 * j  # type: ignore[operator]
-            if pending and total >= self.fixed[1]:  # type: ignore[operator]
+            total += KIND_VALUE[r] * n + 20 * d + 50 * j
+            if pending and total >= self.fixed[1]:
                 pending = False
-                hc = [a + b for a, b in zip(hc, pc, strict=True)]  # type: ignore[arg-type]
+                hc = [a + b for a, b in zip(hc, pc, strict=True)]
         return (tuple(hc), tuple(ex), tuple(nat), tuple(wild), total, started, pending, pc,
                 must_out, b3)
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from canasta_cli.cli import app
 
@@ -17,7 +17,7 @@ GREEDY_BOT = f"{sys.executable} {ROOT / 'bots' / 'greedy_bot.py'}"
 BROKEN = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'broken.py'}"
 
 
-def _match(tmp: Path, *extra: str):  # type: ignore[no-untyped-def]
+def _match(tmp: Path, *extra: str) -> Result:
     return runner.invoke(app, ["match", "-s", RANDOM_BOT, "-s", "builtin:greedy", "-s",
                                RANDOM_BOT, "-s", GREEDY_BOT, "--games", "2", "--seed", "3",
                                "--set", "max_hands=1", "--record", str(tmp), *extra])

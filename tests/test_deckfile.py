@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_cli.core import CLASSIC, PRESETS, DeckFileError, new_game, parse_deck_text
+from canasta_cli.core import CLASSIC, PRESETS, DeckFileError, GameState, new_game, parse_deck_text
 from canasta_cli.core.cards import KIND_OF, TEXT_OF
 
 
@@ -58,7 +58,7 @@ def test_filler_is_plain_cards_spread_over_the_ranks(name: str, seed: int) -> No
     assert red_three_free(st)
 
 
-def red_three_free(st) -> bool:  # type: ignore[no-untyped-def]
+def red_three_free(st: GameState) -> bool:
     """No red three was dealt, so nothing was drawn from the listed stock to replace one."""
     return not any(st.red3)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from canasta_cli.core import PRESETS, apply, legal_moves, new_game, observation
+from canasta_cli.core import PRESETS, GameState, apply, legal_moves, new_game, observation
+from canasta_cli.core.reasons import GameEnd, HandEnd
 from canasta_cli.core.scoring import SideScore
 from canasta_cli.core.state import MeldState
 
@@ -36,7 +37,7 @@ def test_the_examples_run() -> None:
     assert result.failed == 0
 
 
-def _games() -> list[object]:
+def _games() -> list[GameState]:
     states = []
     for name, rules in PRESETS.items():
         for seed in range(3):
@@ -51,7 +52,7 @@ def _games() -> list[object]:
 
 
 @pytest.fixture(scope="module")
-def states() -> list[object]:
+def states() -> list[GameState]:
     return _games()
 
 
@@ -92,14 +93,13 @@ def test_every_score_part_is_documented() -> None:
     assert json_names <= documented | parts
 
 
-def test_every_end_reason_is_documented(states: list[object]) -> None:
+def test_every_end_reason_is_documented(states: list[GameState]) -> None:
     hand = _table_keys("### End-of-hand reasons")
     game = _table_keys("### End-of-game reasons")
-    from canasta_cli.core.reasons import GameEnd, HandEnd
     produced_hand = {str(e) for e in HandEnd}  # every reason the engine can give
     produced_game = {str(e) for e in (GameEnd.TARGET, GameEnd.DRAW, GameEnd.HAND_LIMIT,
                                       GameEnd.TURN_LIMIT)}  # the engine's; the rest are the referee's
-    seen_hand = {r.reason for st in states[-1:] for r in st.results}  # type: ignore[attr-defined]
+    seen_hand = {r.reason for st in states[-1:] for r in st.results}
     assert {"went_out", "stock_exhausted", "last_red_three", "turn_limit"} <= produced_hand
     assert produced_hand | seen_hand <= hand, (produced_hand | seen_hand) - hand
     assert {"target", "draw", "hand_limit", "turn_limit"} <= produced_game <= game

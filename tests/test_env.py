@@ -7,6 +7,7 @@ import random
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from canasta_cli.core import (  # noqa: E402
     PRESETS,
+    GameState,  # noqa: E402
     apply,
     format_move,
     legal_moves,
@@ -182,19 +184,19 @@ def test_encoders_agree_and_public_facts_match_the_core(name: str) -> None:
             step += 1
 
 
-def _redeal_hidden(state: object, seat: int, rng: random.Random) -> object:
+def _redeal_hidden(state: GameState, seat: int, rng: random.Random) -> GameState:
     """A copy of ``state`` with the cards ``seat`` cannot see (the other hands and the
     stock) shuffled among those places, each keeping its size."""
-    others = [s for s in range(len(state.hands)) if s != seat]  # type: ignore[attr-defined]
-    pool = [c for s in others for c in state.hands[s]] + list(state.stock)  # type: ignore
+    others = [s for s in range(len(state.hands)) if s != seat]
+    pool = [c for s in others for c in state.hands[s]] + list(state.stock)
     rng.shuffle(pool)
-    hands = list(state.hands)  # type: ignore[attr-defined]
+    hands = list(state.hands)
     at = 0
     for s in others:
         n = len(hands[s])
         hands[s] = tuple(sorted(pool[at:at + n]))
         at += n
-    return state.replace(hands=tuple(hands), stock=tuple(pool[at:]))  # type: ignore
+    return state.replace(hands=tuple(hands), stock=tuple(pool[at:]))
 
 
 @pytest.mark.parametrize("name", ["classic", "two-player", "three-player-cutthroat",
@@ -204,17 +206,17 @@ def test_redealing_hidden_cards_leaves_the_observation_unchanged(name: str) -> N
     rng = random.Random(3)
     checked = 0
 
-    def check(env: object, agent: str, obs: dict[str, object]) -> None:
+    def check(env: Any, agent: str, obs: dict[str, object]) -> None:
         nonlocal checked
-        state = env.game_state  # type: ignore[attr-defined]
+        state: GameState = env.game_state
         for seat in range(len(state.hands)):
-            before = env.encoder.from_state(state, seat, env.tracker)  # type: ignore[attr-defined]
+            before = env.encoder.from_state(state, seat, env.tracker)
             other = _redeal_hidden(state, seat, rng)
-            after = env.encoder.from_state(other, seat, env.tracker)  # type: ignore[attr-defined]
+            after = env.encoder.from_state(other, seat, env.tracker)
             assert before.tolist() == after.tolist()
             if seat == state.actor:
                 assert env.table.indices(legal_moves(state)) == \
-                    env.table.indices(legal_moves(other))  # type: ignore[attr-defined]
+                    env.table.indices(legal_moves(other))
         checked += 1
 
     _play(env, 11, random.Random(11), check)

@@ -50,9 +50,10 @@ def test_as_player_sees_exactly_what_the_environment_gives(name: str) -> None:
     rules = preset(name).with_options(max_hands=1)
     recorders = [Recorder(s) for s in range(rules.players)]
     players = [as_player(r) for r in recorders]
-    seats = [PolicySeat("wire", lambda msg, p=players[0]: p(json.loads(encode(msg))))]
+    wired = players[0]
+    seats = [PolicySeat("wire", lambda msg: wired(json.loads(encode(msg))))]
     seats += [PolicySeat(f"p{s}", players[s]) for s in range(1, rules.players)]
-    result = Referee(seats, rules).play(1, seed=21)  # type: ignore[arg-type]
+    result = Referee(seats, rules).play(1, seed=21)
     assert all(s["status"] == "OK" for s in result.seats)
     env = aec_env(rules)
     env.reset(seed=21)
@@ -75,7 +76,7 @@ def test_as_player_sees_exactly_what_the_environment_gives(name: str) -> None:
 def test_a_policy_off_the_mask_is_a_clear_failure() -> None:
     player = as_player(lambda obs, mask: int(np.flatnonzero(mask == 0)[0]))
     seats = [PolicySeat("bad", player), PolicySeat("other", as_player(Recorder(1)))]
-    result = Referee(seats, preset("two-player").with_options(max_hands=1)).play(  # type: ignore[arg-type]
+    result = Referee(seats, preset("two-player").with_options(max_hands=1)).play(
         1, seed=2)
     assert result.seats[0]["status"] == "CRASHED"
     assert "not legal here" in json.dumps(result.seats[0])

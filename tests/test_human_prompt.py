@@ -12,16 +12,16 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from canasta_cli.core import CLASSIC, legal_moves, new_game
+from canasta_cli.core import CLASSIC, GameState, legal_moves, new_game
 from canasta_cli.core.cards import KIND_OF
-from canasta_cli.protocol.messages import act_message
+from canasta_cli.protocol.messages import ActRequest, act_message
 from canasta_cli.ui.prompt import Choice, InputError, MoveCompleter, Terminal, check_input
 from canasta_cli.ui.render import Style, hand_line, render_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _act():  # type: ignore[no-untyped-def]
+def _act() -> tuple[GameState, ActRequest, int]:
     st = new_game(CLASSIC, seed=5, dealer=3)
     from canasta_cli.core import apply
     st = apply(st, legal_moves(st)[0])  # seat 0 draws: now melds and discards are legal
@@ -185,7 +185,7 @@ def test_the_end_of_a_hand_tells_how_it_ended() -> None:
     assert text.index("Cards left:") < text.index("Game total")
 
 
-def _opening():  # type: ignore[no-untyped-def]
+def _opening() -> tuple[GameState, ActRequest, int]:
     """Seat 0 holds K K K A A A 9 ...: K K K alone (30) is under the minimum of 50."""
     from canasta_cli.core import apply, parse_deck_text
     decks = parse_deck_text("seat0: Kh Kd Kc Ah Ad Ac 9h 5c 6d 7s 8c\nstock: 4d 4s 4h",
@@ -236,7 +236,7 @@ def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPat
     seats = [HumanSeat(table), *(builtin_seat("builtin:greedy", i) for i in (1, 2, 3))]
     decks = parse_deck_text("seat0: Kh Kd Kc Ah Ad Ac 9h 5c 6d 7s 8c\nstock: 4d 4s 4h",
                             CLASSIC, dealer=3, seed=1)
-    ref = Referee(seats, CLASSIC.with_options(max_hands=1))  # type: ignore[arg-type]
+    ref = Referee(seats, CLASSIC.with_options(max_hands=1))
     record = tmp_path / "game.jsonl"
     result = ref.play(1, seed=1, decks=decks, dealer=3, record_file=record)
     text = out.getvalue()

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
@@ -55,7 +56,7 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # Input files ---------------------------------------------------------------------------------
 
-INPUTS = {
+INPUTS: dict[str, Callable[[Path], tuple[str, ...]]] = {
     "--deck": lambda p: ("demo", "--deck", str(p), "--seed", "1"),
     "position --deck": lambda p: ("position", "--deck", str(p)),
     "replay": lambda p: ("replay", str(p)),

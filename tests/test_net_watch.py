@@ -11,7 +11,7 @@ from pathlib import Path
 from net_helpers import Raw, Served
 
 from canasta_cli.core import CLASSIC
-from canasta_cli.core.engine import shuffled_deck
+from canasta_cli.core.deal import shuffled_deck
 
 RULES = CLASSIC.with_options(max_hands=1, max_turns=24)
 HIDDEN = 20  # the bottom of the stock, never drawn within 24 turns

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +20,7 @@ from canasta_cli.core import (
     EndHand,
     GameState,
     IllegalMoveError,
+    Move,
     Ruleset,
     apply,
     legal_moves,
@@ -53,7 +56,9 @@ def snapshot(st: GameState) -> tuple[object, ...]:
             st.hand_no, st.dealer, st.from_pile, st.pile_pending, st.seat_melded)
 
 
-def random_game(rules: Ruleset, seed: int, check=None):  # type: ignore[no-untyped-def]
+def random_game(rules: Ruleset, seed: int,
+                check: Callable[[GameState, list[Move], random.Random], object] | None = None,
+                ) -> GameState:
     st = new_game(rules, seed=seed)
     rng = random.Random(seed)
     steps = 0
@@ -76,7 +81,7 @@ def test_cards_conserved_and_moves_never_empty_until_the_end(name: str, seed: in
     rules = _short(PRESETS[name])
     size = rules.deck_size
 
-    def check(st: GameState, moves: list[object], rng: random.Random) -> None:
+    def check(st: GameState, moves: list[Move], rng: random.Random) -> None:
         cards = all_cards(st)
         assert len(cards) == size and len(set(cards)) == size
 
@@ -89,7 +94,7 @@ def test_cards_conserved_and_moves_never_empty_until_the_end(name: str, seed: in
 def test_apply_never_changes_its_input_and_refuses_unlisted_moves(name: str, seed: int) -> None:
     rules = _short(PRESETS[name])
 
-    def check(st: GameState, moves: list[object], rng: random.Random) -> None:
+    def check(st: GameState, moves: list[Move], rng: random.Random) -> None:
         before = snapshot(st)
         apply(st, rng.choice(moves))
         assert snapshot(st) == before
@@ -101,8 +106,8 @@ def test_apply_never_changes_its_input_and_refuses_unlisted_moves(name: str, see
     random_game(rules, seed, check)
 
 
-def _unlisted(st: GameState, moves: list[object], rng: random.Random) -> list[object]:
-    pool: list[object] = [Draw(), Ask(), Answer(True), Answer(False), EndHand()]
+def _unlisted(st: GameState, moves: list[Move], rng: random.Random) -> list[Move]:
+    pool: list[Move] = [Draw(), Ask(), Answer(True), Answer(False), EndHand()]
     r = rng.randrange(11)
     pool += [Discard(rng.choice([*range(11), 11, 12, 13])), Add(r, rng.choice([r, 11, 12])),
              Meld(r, rng.randrange(0, 5), rng.randrange(0, 3), rng.randrange(0, 2)),
@@ -155,7 +160,7 @@ def _redeal(st: GameState, seat: int, rng: random.Random) -> GameState:
     while node is not None:
         events.append(node[1])
         node = node[0]
-    log = None
+    log: tuple[Any, ...] | None = None
     for e in reversed(events):
         if isinstance(e, HandStarted):
             deck = list(e.deck)
@@ -187,7 +192,7 @@ def test_move_lists_stay_small() -> None:
     for name in PRESET_NAMES:
         rules = _short(PRESETS[name])
         for seed in range(4):
-            def check(st: GameState, moves: list[object], rng: random.Random,
+            def check(st: GameState, moves: list[Move], rng: random.Random,
                       name: str = name) -> None:
                 biggest[name] = max(biggest[name], len(moves))
             random_game(rules, seed, check)
@@ -225,7 +230,7 @@ def test_any_combination_of_rule_options_keeps_every_invariant(data: st_.DataObj
         max_hands=1)
     rules = base.with_options(**opts)
 
-    def check(st: GameState, moves: list[object], rng: random.Random) -> None:
+    def check(st: GameState, moves: list[Move], rng: random.Random) -> None:
         cards = all_cards(st)
         assert len(cards) == rules.deck_size == len(set(cards))
         if rng.random() < 0.2:

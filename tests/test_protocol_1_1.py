@@ -116,7 +116,7 @@ def test_match_end_comes_before_bye_for_1_1_bots() -> None:
 
 def test_an_unknown_protocol_is_refused_at_the_handshake() -> None:
     seat = Recording("canasta/2", [])
-    ref = Referee([seat] + [builtin_seat("builtin:random", i) for i in (1, 2, 3)],  # type: ignore[list-item]
+    ref = Referee([seat] + [builtin_seat("builtin:random", i) for i in (1, 2, 3)],
                   RULES)
     ref.start()
     assert not ref.reports[0].alive and "canasta/2" in ref.reports[0].errors[0]

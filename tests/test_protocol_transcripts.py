@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from protocol_schema import errors
@@ -38,22 +39,23 @@ class ScriptedSeat(Seat):
         if isinstance(reply, SeatFailure):
             raise reply
         act = next(m for m in reversed(self.received) if m["type"] == "act")
-        return reply(act) if callable(reply) else reply
+        answer: Message = reply(act) if callable(reply) else reply
+        return answer
 
 
-def _index(text: str):  # type: ignore[no-untyped-def]
+def _index(text: str) -> Callable[[Message], Message]:
     return lambda act: {"type": "move", "id": act["id"],
                         "index": next(m["index"] for m in act["moves"] if m["text"] == text)}
 
 
-def _text(text: str):  # type: ignore[no-untyped-def]
+def _text(text: str) -> Callable[[Message], Message]:
     return lambda act: {"type": "move", "id": act["id"], "move": text}
 
 
 def _game(script: list[Any]) -> tuple[ScriptedSeat, Any]:
     seat = ScriptedSeat(script)
     seats = [seat] + [builtin_seat("builtin:random", i) for i in (1, 2, 3)]
-    ref = Referee(seats, RULES, TimeControl(), max_retries=2)  # type: ignore[list-item]
+    ref = Referee(seats, RULES, TimeControl(), max_retries=2)
     result = ref.play(1, seed=11, dealer=3)
     return seat, result
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from canasta_cli.core import CLASSIC, PRESETS, apply, legal_moves, new_game, observation
-from canasta_cli.protocol.messages import _dumps, act_message, encode, observation_wire
+from canasta_cli.protocol.messages import ActRequest, _dumps, act_message, encode, observation_wire
 from canasta_cli.referee import Referee, TimeControl
 from canasta_cli.seats import SubprocessSeat
 from canasta_cli.seats.base import Message, Seat
@@ -82,7 +82,7 @@ def test_quick_players_wake_nobody_and_each_hears_everything_before_its_turn() -
                 events += 1
             elif msg["type"] == "act":
                 acts += 1
-                assert events == len(msg._state.events())
+                assert isinstance(msg, ActRequest) and events == len(msg._state.events())
         assert acts > 5
 
 

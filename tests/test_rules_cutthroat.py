@@ -6,8 +6,9 @@ import random
 
 from helpers import legal_texts, play, setup
 
-from canasta_cli.core import PRESETS, Draw, TakePile, apply, legal_moves, new_game, observation
+from canasta_cli.core import PRESETS, Draw, GameState, TakePile, apply, legal_moves, new_game, observation
 from canasta_cli.core.cards import VALUE_OF
+from canasta_cli.core.events import HandEnded
 from canasta_cli.core.moves import Discard
 from canasta_cli.event_text import describe_event
 from canasta_cli.ui.render import Style, render_table
@@ -31,7 +32,7 @@ def test_cutthroat_needs_three_players() -> None:
         PRESETS["classic"].with_options(cutthroat=True)
 
 
-def _partners_after_a_take():  # type: ignore[no-untyped-def]
+def _partners_after_a_take() -> GameState:
     """Seats 1 and 2 each meld aces; then seat 0 is the first to take the pile."""
     st = setup(CUT, stock="5c 9h 9d 9s 9c 10h 10d 10s 10c",
                seat0="Qh Qd Kh Kd Kc 6h", seat1="Ah Ad Ac As 7h", seat2="Ah Ad Ac Qs")
@@ -52,7 +53,7 @@ def test_everyone_plays_alone_until_the_pile_is_taken() -> None:
     assert obs["pile_frozen_for_me"]  # seat 2 has not melded: seat 1's melds are not its own
 
 
-def _some_discard(st) -> str:  # type: ignore[no-untyped-def]
+def _some_discard(st: GameState) -> str:
     st2 = apply(st, Draw()) if st.phase.value == "draw" else st
     discards = [m for m in legal_moves(st2) if isinstance(m, Discard)]
     from canasta_cli.core import format_move
@@ -85,7 +86,8 @@ def test_partners_add_to_each_others_melds() -> None:
     st = play(st, "draw")
     assert "add A" in legal_texts(st)  # seat 1's fourth ace goes on the shared aces
     st = play(st, "add A")
-    assert st.melds[1][ACE] is not None and st.melds[1][ACE].size == 7
+    aces = st.melds[1][ACE]
+    assert aces is not None and aces.size == 7
 
 
 def test_a_later_pile_take_does_not_change_the_partnership() -> None:
@@ -99,7 +101,7 @@ def test_a_later_pile_take_does_not_change_the_partnership() -> None:
             assert st.lone == 0 and st.team == (0, 1, 1)
 
 
-def _out_before_any_take():  # type: ignore[no-untyped-def]
+def _out_before_any_take() -> GameState:
     """Seat 0 goes out concealed on its first turn with two canastas; seat 1 holds a red three."""
     st = setup(CUT, stock="5c 9c 8s 4c",  # 9c replaces seat 1's red three
                seat0="7h 7d 7c 7s 7h 7d 7c 8h 8d 8c 8s 8h 8d", seat1="3h")
@@ -118,7 +120,7 @@ def test_scoring_partners_share_the_result_but_not_red_threes() -> None:
     st = _out_before_any_take()
     result = st.results[0]
     lone, p1, p2 = result.sides
-    hands = next(e for e in st.events() if e.full()["type"] == "hand_ended").hands
+    hands = next(e for e in st.events() if isinstance(e, HandEnded)).hands
     assert lone.going_out == 200 and lone.hand_penalty == 0  # concealed: 200
     both = -sum(VALUE_OF[c] for h in hands[1:] for c in h)
     assert p1.hand_penalty == p2.hand_penalty == both  # both partners' cards count for both
@@ -141,7 +143,7 @@ def test_nobody_ever_took_the_pile_so_everyone_scores_alone() -> None:
         if st.lone is None:
             break
     assert st.lone is None and st.results[0].reason == "stock_exhausted"
-    hands = next(e for e in st.events() if e.full()["type"] == "hand_ended").hands
+    hands = next(e for e in st.events() if isinstance(e, HandEnded)).hands
     for seat, side in enumerate(st.results[0].sides):
         assert side.hand_penalty == -sum(VALUE_OF[c] for c in hands[seat])
 
@@ -169,7 +171,7 @@ def test_a_partner_opens_with_their_own_minimum() -> None:
     assert "meld J J J" not in texts and "meld 7 7 7" not in texts
 
 
-def _some_discard_not(st, avoid: set[str]) -> str:  # type: ignore[no-untyped-def]
+def _some_discard_not(st: GameState, avoid: set[str]) -> str:
     from canasta_cli.core import format_move
     for m in legal_moves(st):
         if isinstance(m, Discard):

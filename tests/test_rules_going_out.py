@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from helpers import legal_texts, mv, play, setup
@@ -11,7 +12,9 @@ from canasta_cli.core import (
     CLASSIC,
     PRESETS,
     EndHand,
+    GameState,
     IllegalMoveError,
+    Ruleset,
     apply,
     legal_moves,
     new_game,
@@ -159,7 +162,7 @@ def test_s10_6_not_concealed_when_adding_to_the_partners_meld() -> None:
 
 
 def test_s10_6_taking_the_pile_rules_out_concealed_by_default() -> None:
-    def go(rules):  # type: ignore[no-untyped-def]
+    def go(rules: Ruleset) -> GameState:
         st = setup(rules, seat0="Kh Kd Kc Ks Kh Kd Ah Ad Ac As 9h", stock="Kc 5d")
         return play(st, "pile K K K K K K", "meld A A A A", "discard 9")
     res = go(CLASSIC).results[0]
@@ -168,7 +171,7 @@ def test_s10_6_taking_the_pile_rules_out_concealed_by_default() -> None:
     assert res.concealed
 
 
-def _exhaust(st, pick=None):  # type: ignore[no-untyped-def]
+def _exhaust(st: GameState, pick: Callable[[list[Discard]], Discard] | None = None) -> GameState:
     """Draw and discard the drawn kind until the stock is gone (or the hand ends)."""
     while (st.stock or st.phase.value == "meld") and st.hand_no == 1 and not st.is_over:
         if st.phase.value == "draw":

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from helpers import legal_texts, mv, play, setup
 
-from canasta_cli.core import PRESETS, IllegalMoveError, apply
+from canasta_cli.core import PRESETS, GameState, IllegalMoveError, Ruleset, apply
 from canasta_cli.core.cards import KIND_OF
 
 # Seat 0 holds three aces (60): any other legal meld can follow them.
 RICH = "Ah Ad Ac"
 
 
-def rich(hand: str, rules=PRESETS["classic"], stock: str = "8h 4s 4d 4c"):  # type: ignore[no-untyped-def]
+def rich(hand: str, rules: Ruleset = PRESETS["classic"], stock: str = "8h 4s 4d 4c") -> GameState:
     return play(setup(rules, seat0=f"{RICH} {hand}", stock=stock), "draw")
 
 

@@ -6,7 +6,7 @@ import random
 
 from helpers import play, setup
 
-from canasta_cli.core import CLASSIC, PRESETS, MeldState, apply, legal_moves, new_game
+from canasta_cli.core import CLASSIC, PRESETS, GameState, MeldState, Ruleset, apply, legal_moves, new_game
 from canasta_cli.core.cards import KIND_OF, parse_card_sequence
 from canasta_cli.core.events import HandEnded
 from canasta_cli.core.scoring import score_side
@@ -128,7 +128,7 @@ def test_s13_next_hand_minimum_follows_the_cumulative_score() -> None:
     assert st.game_end_reason == "hand_limit"
 
 
-def _random_game(rules, seed):  # type: ignore[no-untyped-def]
+def _random_game(rules: Ruleset, seed: int) -> GameState:
     st = new_game(rules, seed=seed)
     rng = random.Random(seed)
     while not st.is_over:

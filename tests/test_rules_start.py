@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from canasta_cli.cli import app
 from canasta_cli.core import PRESETS, Ruleset, apply, legal_moves, new_game, observation
-from canasta_cli.core.engine import shuffled_deck
+from canasta_cli.core.deal import shuffled_deck
+from canasta_cli.core.events import HandStarted
 
 runner = CliRunner()
 
@@ -40,8 +41,8 @@ def test_minimums_follow_the_starting_score(name: str, score: int) -> None:
     obs = observation(st, 0, history=False)
     assert obs["scores"] == _scores(rules, score)
     assert obs["minimums"][0] == _expected_minimum(rules, score)
-    assert next(e for e in st.events() if e.full()["type"] == "hand_started").minimums[0] \
-        == _expected_minimum(rules, score)
+    deal = next(e for e in st.events() if isinstance(e, HandStarted))
+    assert deal.minimums[0] == _expected_minimum(rules, score)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -63,7 +64,7 @@ def test_the_game_ends_when_a_hand_takes_a_single_leader_past_the_target(name: s
             assert st.winner == (st.scores.index(best) if single else None)
         else:
             assert st.hand_no == 2  # the next hand is dealt, minimums from the new totals
-            hs = [e for e in st.events() if e.full()["type"] == "hand_started"][-1]
+            hs = [e for e in st.events() if isinstance(e, HandStarted)][-1]
             assert list(hs.minimums) == [_expected_minimum(rules, s) for s in st.scores]
         outcomes.add(over)
     assert outcomes == {True, False}
@@ -81,7 +82,7 @@ def test_the_hand_number_sets_the_deck_and_max_hands_counts_from_there() -> None
     rules = PRESETS["classic"].with_options(max_hands=1)
     st = new_game(rules, seed=9, hand_no=4, scores=[1200, 300])
     assert st.hand_no == 4
-    deal = next(e for e in st.events() if e.full()["type"] == "hand_started")
+    deal = next(e for e in st.events() if isinstance(e, HandStarted))
     assert deal.hand_no == 4 and deal.deck == shuffled_deck(rules, 9, 4)
     rng = random.Random(1)
     while not st.is_over:

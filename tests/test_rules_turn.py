@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import hand_text, legal_texts, mv, play, setup
 
-from canasta_cli.core import CLASSIC, PRESETS, IllegalMoveError, apply
+from canasta_cli.core import CLASSIC, PRESETS, GameState, IllegalMoveError, Ruleset, apply
 from canasta_cli.core.cards import KIND_OF
 
 # Nine cards of nine ranks each, nothing meldable; the four sets share no card.
@@ -134,7 +134,7 @@ def test_s8_2_frozen_against_a_side_that_has_not_melded_needs_a_natural_pair() -
         apply(st, mv(st, "pile 9 2"))
 
 
-def _frozen_by_a_two(seat2: str):  # type: ignore[no-untyped-def]
+def _frozen_by_a_two(seat2: str) -> GameState:
     st = setup(seat0="Ah Ad Ac 9h 2c 4c 5d 6h 7s 8c 10h", seat1=f"As Kc {JUNK_B}",
                seat2=seat2, stock="Jh 4s 4d")
     # Side 0 melds aces and freezes the pile with a 2; seat 1 discards an ace on it.
@@ -185,7 +185,7 @@ def test_s8_4_existing_meld_with_three_wilds_refuses_one_natural_and_a_wild() ->
         apply(st, mv(st, "pile 6 2"))
 
 
-def _one_card_scenario(rules):  # type: ignore[no-untyped-def]
+def _one_card_scenario(rules: Ruleset) -> GameState:
     st = setup(rules,
                seat0="Ah Ad Ac Kh Kd Kc Ks Kh Kd Kc 9h",
                seat1="4c 5d 6h 7s 8c 9d 10h Js Qc 4d 5h",

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROMPT = re.compile(r"(your move|Answer yes or no)>")
 
 
-class Xterm(pyte.HistoryScreen):  # type: ignore[misc]
+class Xterm(pyte.HistoryScreen):  # type: ignore[misc,name-defined]
     """pyte as the common terminals behave: ``ESC [ 2 J`` moves the screen's rows into the
     scrollback (VTE, and xterm with its default resources), ``ESC [ 3 J`` erases the
     scrollback."""

@@ -7,13 +7,14 @@ import json
 import random
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from test_properties import _redeal
 from typer.testing import CliRunner
 
 from canasta_cli.cli import app
-from canasta_cli.core import PRESETS, apply, legal_moves, new_game
+from canasta_cli.core import PRESETS, GameState, apply, legal_moves, new_game
 from canasta_cli.players import PLAYERS
 from canasta_cli.players import search as search_mod
 from canasta_cli.players.search import SearchPlayer
@@ -26,7 +27,7 @@ runner = CliRunner()
 PY = sys.executable
 
 
-def _player_after(st, seat: int, player: SearchPlayer) -> None:  # type: ignore[no-untyped-def]
+def _player_after(st: GameState, seat: int, player: SearchPlayer) -> None:
     player(game_start_message(1, seat, st.rules, ["x"] * st.rules.players))
     for e in st.events():
         player({"type": "event", "game": 1, "event": e.view(seat)})
@@ -59,7 +60,7 @@ def test_search_plays_only_listed_moves_in_every_preset(name: str) -> None:
     rules = PRESETS[name].with_options(max_hands=1)
     seats = [PolicySeat("search", SearchPlayer(seed=1, simulations=2, horizon=4))] + [
         builtin_seat("builtin:greedy", i) for i in range(1, rules.players)]
-    ref = Referee(seats, rules)  # type: ignore[arg-type]
+    ref = Referee(seats, rules)
     result = ref.play(1, seed=4)
     assert result.seats[0]["status"] == "OK" and not result.seats[0]["failures"], result.seats[0]
     assert result.seats[0]["decisions"] > 5
@@ -74,7 +75,7 @@ def test_the_budget_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
         clock[0] += 0.010
         return clock[0]
 
-    monkeypatch.setattr(search_mod.time, "monotonic", tick)
+    monkeypatch.setattr(search_mod, "time", SimpleNamespace(monotonic=tick))
     rules = PRESETS["two-player"].with_options(max_hands=1)
     st = apply(new_game(rules, seed=2), "draw")
     player = SearchPlayer(seed=1, budget_ms=100)
@@ -88,7 +89,9 @@ def test_the_budget_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 3 <= second <= 5 and second < first  # 80% of 50 ms
 
 
-@pytest.mark.parametrize("level", ["easy", "normal", "hard", "search:30"])
+# hard:30 is the hard level with 30 ms a decision instead of 400: the same player, a tenth
+# of the time (its default budget is the one test_every_level_is_a_builtin_name builds).
+@pytest.mark.parametrize("level", ["easy", "normal", "hard:30", "search:30"])
 def test_levels_in_a_match_and_a_tournament(level: str, tmp_path: Path) -> None:
     result = runner.invoke(app, ["match", "-r", "two-player", "-s", f"builtin:{level}", "-s",
                                  "builtin:random", "--set", "max_hands=1", "--seed", "2",

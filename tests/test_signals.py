@@ -49,6 +49,14 @@ def _wait_for_pids(pidfile: Path, n: int, proc: subprocess.Popen[bytes]) -> None
     raise AssertionError("the bots did not start")
 
 
+def _wait_for(path: Path, text: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120  # a hang guard only
+    while not (path.exists() and text in path.read_text(encoding="utf-8", errors="replace")):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{text!r} never appeared in {path}"
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL],
                          ids=["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"])
 @pytest.mark.parametrize("command", ["match", "tournament"])
@@ -68,7 +76,12 @@ def test_nothing_outlives_a_signalled_referee(tmp_path: Path, command: str,
                             stdin=subprocess.DEVNULL)
     try:
         _wait_for_pids(pidfile, wanted, proc)
-        time.sleep(0.3)  # a game under way
+        # A game under way, as the referee's own files tell (boxed bots cannot write): a move
+        # recorded in the match's first game, or the tournament's first game done (of 100).
+        if command == "match":
+            _wait_for(tmp_path / "rec" / "game-0001.jsonl", '"type":"move"', proc)
+        else:
+            _wait_for(tmp_path / "out" / "games.jsonl", "\n", proc)
         below = descendants(proc.pid)
         assert below
         proc.send_signal(sig)

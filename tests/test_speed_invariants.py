@@ -64,7 +64,7 @@ def _reference_exact_opening(s, need: int, keep: int) -> bool:  # type: ignore[n
     states = {(0, 0): 0}
     for r in range(11):
         n = hc[r]
-        options = []
+        options: list[tuple[int, int]] = []
         if s.ex[r]:
             for a in range(n + 1):
                 lim = (min(maxw, s.nat[r] + a) if c4 else maxw) - s.wild[r]

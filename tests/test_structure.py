@@ -101,3 +101,44 @@ def test_the_records_module_reads_what_it_writes(tmp_path: Path) -> None:
     assert len(load_record(path, torn_ok=True)) == 4
     with pytest.raises(RecordError, match=r"game.jsonl:5: not JSON"):
         load_record(path)
+
+
+def test_kit_path_names_the_kits_and_the_schemas() -> None:
+    from typer.testing import CliRunner
+
+    from canasta_cli.cli import app
+    result = CliRunner().invoke(app, ["kit", "path"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == ["bots", "protocol", "schemas"]
+    bots = Path(CliRunner().invoke(app, ["kit", "path", "bots"]).output.strip())
+    assert (bots / "canasta_kit.py").is_file() and (bots / "random_bot.py").is_file()
+    schemas = Path(CliRunner().invoke(app, ["kit", "path", "schemas"]).output.strip())
+    assert (schemas / "act.json").is_file()
+    wrong = CliRunner().invoke(app, ["kit", "path", "nope"])
+    assert wrong.exit_code == 2 and "bots, protocol, schemas" in wrong.output
+
+
+def test_an_installed_copy_finds_its_data_inside_the_package(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from canasta_cli import package_data
+    (tmp_path / "_data" / "bots").mkdir(parents=True)
+    monkeypatch.setattr(package_data, "_PACKAGE", tmp_path)
+    assert package_data.bots_dir() == tmp_path / "_data" / "bots"
+    assert package_data.schema_dir() == tmp_path / "_data" / "protocol" / "schema"
+
+
+def test_bot_check_without_a_command_checks_the_example_bot() -> None:
+    from typer.testing import CliRunner
+
+    from canasta_cli.cli import app
+    result = CliRunner().invoke(app, ["bot", "check"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("checking the example bot: ") and "random_bot.py" in result.output
+    assert result.output.splitlines()[-1].endswith(" passed, 0 failed")
+
+
+def test_the_version_has_one_source() -> None:
+    import canasta_cli
+    text = (Path(canasta_cli.__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in text and "\nversion =" not in text.split("[tool.")[0]

@@ -64,11 +64,6 @@ def assert_chance(score: dict[str, int], memory: bool = True) -> None:
     assert score["tries"] >= 10 and score["hits"] / score["tries"] < 0.2, score
 
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="the thief reports through --bot-writable, which needs"
-                                " bubblewrap when its folder is under /tmp")
-
-
 def test_thief_learns_nothing_in_a_match(tmp_path: Path) -> None:
     report, rec, trans = notes(tmp_path), tmp_path / "rec", tmp_path / "trans"
     bot = thief(report, rec, trans)

@@ -140,26 +140,39 @@ def test_interrupted_and_resumed_run_matches_an_uninterrupted_one(tmp_path: Path
 
 
 def test_killed_cli_run_resumes_to_the_same_result(tmp_path: Path) -> None:
-    bot = f"{sys.executable} {ROOT / 'bots' / 'greedy_bot.py'}"
+    """Killed (SIGKILL) with some games done and others under way, the same command resumes
+    and ends with the result of a run never killed.  The bot holds every game after its 8th
+    seat-ticket at a gate (tests/bots/gated.py): at least 3 of the 12 games are done and at
+    least one is held when the kill comes, whatever the machine's load."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "limit").write_text("8")
+    bot = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'gated.py'} {gate}"
     args = [sys.executable, "-m", "canasta_cli.cli", "tournament", "--bot", "g=builtin:greedy",
             "--bot", f"gbot={bot}", "--games", "6", "--concurrency", "2", "--set",
-            "max_hands=1", "--seed", "3"]
+            "max_hands=1", "--seed", "3", "--decision-ms", "600000", "--bank-ms", "600000",
+            "--bot-writable", str(gate)]  # the box lets the bot take its tickets there
+    (gate / "open").touch()
     reference = subprocess.run([*args, "--out", str(tmp_path / "ref")], cwd=ROOT,
                                capture_output=True, text=True, timeout=300)
     assert reference.returncode == 0, reference.stderr
+    (gate / "open").unlink()
+    for ticket in gate.glob("ticket-*"):
+        ticket.unlink()
     proc = subprocess.Popen([*args, "--out", str(tmp_path / "cut")], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     games = tmp_path / "cut" / "games.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if games.exists() and len(games.read_text().splitlines()) >= 3:
-            break
+    deadline = time.monotonic() + 300  # a hang guard only
+    while not (games.exists() and len(games.read_text().splitlines()) >= 3
+               and len(list(gate.glob("ticket-*"))) > 8):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run stopped early"
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     done_before = len(games.read_text().splitlines())
     assert 3 <= done_before < 12
+    (gate / "open").touch()
     again = subprocess.run([*args, "--out", str(tmp_path / "cut")], cwd=ROOT,
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr

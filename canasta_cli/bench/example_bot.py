@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from .. import package_data
 from ..commands.options import fail
 
 BotOpt = Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
@@ -16,7 +17,7 @@ BotOpt = Annotated[str, typer.Option(help="Bot command (default: bots/random_bot
 
 
 def bots_dir() -> Path:
-    return Path(__file__).resolve().parent.parent.parent / "bots"
+    return package_data.bots_dir()
 
 
 def bench_bot(bot: str) -> list[str]:
@@ -27,9 +28,7 @@ def bench_bot(bot: str) -> list[str]:
         return shlex.split(bot)
     default = bots_dir() / "random_bot.py"
     if not default.is_file():
-        # An installed copy has no bots/ directory: timing a bot that cannot start would
-        # only time the referee's default moves.
-        raise fail(f"the example bot {default} is not there (bots/ comes with a checkout of the"
-                   " project, not with an installed copy): pass --bot 'COMMAND', e.g. --bot"
-                   " 'python3 path/to/bots/random_bot.py'")
+        # Timing a bot that cannot start would only time the referee's default moves.
+        raise fail(f"the example bot {default} is not there (an install without the package's"
+                   " data?): pass --bot 'COMMAND', e.g. --bot 'python3 path/to/bots/random_bot.py'")
     return [sys.executable, str(default)]

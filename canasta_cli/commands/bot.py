@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from typing import Annotated
 
 import typer
 
+from .. import package_data
 from ..botcheck import run_checks
 from ..players import PLAYERS
 from ..players.stdio import run
@@ -29,12 +32,20 @@ def register(app: typer.Typer) -> None:
 
 
 @bot_app.command("check")
-def bot_check(command: Annotated[str, typer.Argument(help="The bot's command line.")],
+def bot_check(command: Annotated[str | None, typer.Argument(
+                  help="The bot's command line (default: the example bot, random_bot.py, with"
+                  " this Python).")] = None,
               timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000,
               sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
               bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
               bot_disk: BotDiskOpt = 64) -> None:
     """Conformance check: the handshake, every request type and the rule edges."""
+    if command is None:
+        example = package_data.bots_dir() / "random_bot.py"
+        if not example.is_file():
+            raise fail(f"the example bot {example} is not there: give the bot's command line")
+        command = shlex.join([sys.executable, str(example)])
+        typer.echo(f"checking the example bot: {command}")
     bounds.enforce(bounds.check_command, command)
     bounds.enforce(bounds.check_ms, "--timeout-ms", timeout_ms)
     setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)

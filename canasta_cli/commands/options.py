@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ..core import PRESETS, DeckFileError, RulesError, Ruleset, parse_deck_text, parse_option, preset
-from ..core.engine import check_scores
+from ..core.deal import check_scores
 from ..private_files import read_input
 from ..seats import box, cgroups, leftovers
 from ..seats.contain import hide

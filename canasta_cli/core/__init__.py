@@ -9,8 +9,9 @@ Public API::
 """
 
 from .cards import CardParseError, card_text, parse_card_sequence, parse_kind
+from .deal import DeckError, shuffled_deck
 from .deckfile import DeckFileError, deck_from_seats, parse_deck_text
-from .engine import DeckError, IllegalMoveError, apply, new_game, shuffled_deck
+from .engine import IllegalMoveError, apply, new_game
 from .errors import CanastaError
 from .events import Event
 from .legality import legal_moves

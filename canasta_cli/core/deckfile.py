@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .cards import KIND_OF, parse_card_sequence
-from .engine import shuffled_deck
+from .deal import shuffled_deck
 from .errors import CanastaError
 from .rules import Ruleset
 

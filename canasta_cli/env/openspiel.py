@@ -24,7 +24,7 @@ import pyspiel  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
 from ..core import Ruleset, apply, legal_moves, new_game, observation, parse_option
 from ..core.cards import KIND_OF, KIND_VALUE, TEXT_OF, full_deck
-from ..core.engine import game_over_reason
+from ..core.deal import game_over_reason
 from ..core.observation import history_views
 from ..core.state import GameState
 from .actions import ActionTable, action_table

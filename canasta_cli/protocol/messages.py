@@ -309,7 +309,7 @@ class ActRequest(Prepared):
 
 def act_message(game: int, request: int, state: GameState, moves: list[Move],
                 deadline_ms: int, bank_ms: int, wire_only: bool = False,
-                explains: bool = False, caps: frozenset[str] = frozenset()) -> dict[str, Any]:
+                explains: bool = False, caps: frozenset[str] = frozenset()) -> ActRequest:
     """The request to act.  ``wire_only`` (for seats that only want the bytes) leaves the
     listed moves out of the dict; the wire form always has everything.  ``explains`` attaches
     ``explain`` for a person's prompt; no other seat gets it (it closes over the state).

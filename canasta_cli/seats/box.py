@@ -22,12 +22,14 @@ memory and processes instead.  The launcher makes each bot the OOM killer's firs
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -137,15 +139,21 @@ _OUTER = ('sp=$1 inner=$2; shift 2; exec 3<&0 4>&1 5>&2 </dev/null >/dev/null 2>
           ' exec 3<&- 4>&- 5>&-; while :; do wait $!; s=$?;'
           ' kill -0 $! 2>/dev/null || exit $s; done')
 _INNER = ('sp=$1; shift; mount -t proc proc /proc || exit 125;'
-          ' if [ -n "$CANASTA_DISK" ]; then'
-          ' mount -t tmpfs -o "size=$CANASTA_DISK,mode=1777" none /tmp || exit 125;'
+          ' if [ -n "$CANASTA_DISK" ]; then st=$CANASTA_STAGE;'
+          ' mount -t tmpfs -o "size=$CANASTA_DISK,mode=1777" none "$st" || exit 125; IFS="\n";'
+          ' for d in $CANASTA_KEEP; do t="$st${d#/tmp}"; mkdir -p "$t" &&'
+          ' mount --bind "$d" "$t" && mount -o remount,bind,ro "$t" || exit 125; done;'
+          ' for d in $CANASTA_KEEP_RW; do t="$st${d#/tmp}"; mkdir -p "$t" &&'
+          ' mount --bind "$d" "$t" || exit 125; done; unset IFS;'
+          ' mount --move "$st" /tmp || exit 125;'
           ' if [ -d /dev/pts ]; then mount -t devpts -o newinstance,ptmxmode=0666 devpts'
           ' /dev/pts || exit 125; fi; cd /tmp || exit 125; fi; IFS="\n";'
           ' for d in $CANASTA_RO; do mount --bind "$d" "$d" &&'
           ' mount -o remount,bind,ro "$d" || exit 125; done;'
           ' for d in $CANASTA_HIDE; do if [ -d "$d" ]; then'
           ' mount -t tmpfs -o size=4k,mode=0500,ro none "$d" || exit 125; fi; done;'
-          ' unset IFS CANASTA_HIDE CANASTA_DISK CANASTA_RO;'
+          ' unset IFS CANASTA_HIDE CANASTA_DISK CANASTA_RO CANASTA_KEEP CANASTA_KEEP_RW'
+          ' CANASTA_STAGE;'
           ' "$sp" --bounding-set=-all --inh-caps=-all --'
           ' "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- & exec 3<&- 4>&- 5>&-; wait $!')
 _PROBE = ("/bin/sh", "-c", 'test "$(readlink /proc/self)" -lt 20')  # a pid of the new namespace
@@ -281,6 +289,19 @@ def _bwrap_command(argv: list[str], env: dict[str, str], policy: BoxPolicy, cwd:
             "/bin/sh", "-c", _HAND_BACK, "bot", *argv]
 
 
+_STAGE: list[tuple[int, str]] = []
+
+
+def _stage() -> str:
+    """An empty folder of this process's where each bot's new /tmp is made before it is
+    moved into place (inside the bot's own mount namespace: the folder stays empty here)."""
+    if not _STAGE or _STAGE[0][0] != os.getpid():
+        path = tempfile.mkdtemp(prefix=f"canasta-run-{os.getpid()}-stage")
+        _STAGE[:] = [(os.getpid(), path)]
+        atexit.register(shutil.rmtree, path, True)
+    return _STAGE[0][1]
+
+
 def _namespace_command(argv: list[str], env: dict[str, str], policy: BoxPolicy,
                        cwd: str | None, hidden: list[str], boxed: bool = True) -> list[str]:
     program = shutil.which(argv[0], path=env.get("PATH")) if argv else None
@@ -293,12 +314,20 @@ def _namespace_command(argv: list[str], env: dict[str, str], policy: BoxPolicy,
     if keep:
         env["CANASTA_HIDE"] = "\n".join(keep)
     if boxed:
+        # A fresh /tmp, made at a stage first so that what the bot needs from the old one
+        # (its program, a --bot-writable folder) can be carried over.
         env["CANASTA_DISK"] = f"{policy.disk_mb}m"
+        env["CANASTA_STAGE"] = _stage()
         env["HOME"] = env["TMPDIR"] = "/tmp"
-        ro = sorted({os.path.realpath(d) for d in _program_dirs(argv, env.get("PATH", ""))
-                     if os.path.isdir(d) and not _inside(os.path.realpath(d), ["/tmp"])})
-        if ro:  # no notes beside its own program, to read in a later game
-            env["CANASTA_RO"] = "\n".join(d for d in ro if "\n" not in d)
+        needed = {os.path.realpath(d) for d in _program_dirs(argv, env.get("PATH", ""))
+                  if os.path.isdir(d)}
+        under_tmp = sorted(d for d in needed if _inside(d, ["/tmp"]) and d != "/tmp")
+        ro = sorted(d for d in needed if not _inside(d, ["/tmp"]))
+        rw = sorted(d for d in policy.writable if _inside(d, ["/tmp"]) and d != "/tmp")
+        for key, dirs in (("CANASTA_KEEP", under_tmp), ("CANASTA_KEEP_RW", rw),
+                          ("CANASTA_RO", ro)):  # CANASTA_RO: no notes beside its program
+            if dirs:
+                env[key] = "\n".join(d for d in dirs if "\n" not in d)
     return [*_namespace_prefix(boxed), *argv]
 
 

@@ -18,10 +18,11 @@ import random
 import socket
 import ssl
 import sys
+from typing import Any
 
 
-def probe(host: str, port: int, dirs: list[str]) -> dict:
-    got: dict = {"tcp": None, "tls": None, "files": []}
+def probe(host: str, port: int, dirs: list[str]) -> dict[str, Any]:
+    got: dict[str, Any] = {"tcp": None, "tls": None, "files": []}
     try:
         sock = socket.create_connection((host, port), timeout=5)
     except OSError as exc:
@@ -65,10 +66,11 @@ def main() -> None:
     if won:
         sys.exit(3)
     rng = random.Random(0)
-    request = None
+    request: dict[str, Any] = {}
     for line in sys.stdin:
         msg = json.loads(line)
         kind = msg.get("type")
+        reply: dict[str, object]
         if kind == "hello":
             reply = {"type": "ready", "protocol": "canasta/1", "name": "cluster_probe"}
         elif kind == "act" or (kind == "error" and msg.get("retry")):

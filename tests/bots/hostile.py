@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 MODE = sys.argv[1]
 PIDFILE = sys.argv[2] if len(sys.argv) > 2 else None
@@ -54,7 +55,7 @@ def escape() -> None:
     os.read(r, 1)  # both have noted their pids once the pipe's last writer is gone
 
 
-def attack(msg: dict, acts: int) -> bool:  # noqa: C901 - one branch per attack
+def attack(msg: dict[str, Any], acts: int) -> bool:  # noqa: C901 - one branch per attack
     """Answer ``msg`` (an act) the hostile way; False to answer it legally instead."""
     rid = msg["id"]
     head = f'{{"type": "move", "id": {rid}'

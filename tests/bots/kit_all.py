@@ -4,6 +4,7 @@ if a request lacks what it asked for."""
 
 import sys
 from pathlib import Path
+from typing import Any
 
 # The kit's path may be given (a boxed bot sees only its own directory and the files its
 # command names).
@@ -12,7 +13,7 @@ sys.path.insert(0, str(KIT.parent))
 import canasta_kit  # noqa: E402
 
 
-def choose(observation, moves):
+def choose(observation: dict[str, Any], moves: list[dict[str, Any]]) -> dict[str, Any]:
     if "history" not in observation or "facts" not in moves[0]:
         sys.exit("missing history or annotations")
     if len(moves) == 1:

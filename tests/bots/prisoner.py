@@ -21,43 +21,44 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 
 MODE = sys.argv[1]
 ARGS = sys.argv[2:]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def attempt(fn):
+def attempt(fn: Callable[[], object]) -> dict[str, object]:
     try:
         return {"ok": True, "value": fn()}
     except Exception as exc:  # noqa: BLE001 - a prisoner reports every failure
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
 
 
-def connect(port):
+def connect(port: str) -> str:
     with socket.create_connection(("127.0.0.1", int(port)), timeout=2) as s:
         return s.recv(64).decode()
 
 
-def read(path):
+def read(path: str) -> str:
     with open(path) as f:
         return f.read()
 
 
-def write(path):
+def write(path: str) -> str:
     with open(path, "w") as f:
         f.write("note")
     return path
 
 
-def tty(path):
+def tty(path: str) -> str:
     fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
     os.write(fd, b"\x1b]0;owned\x07hello from a bot\n")
     os.close(fd)
     return path
 
 
-def fill(mb):
+def fill(mb: str) -> dict[str, object]:
     written = 0
     try:
         with open("/tmp/fill", "wb") as f:
@@ -71,12 +72,12 @@ def fill(mb):
     return {"written_mb": written}
 
 
-def memory(mb):
+def memory(mb: str) -> int:
     blocks = [bytearray(1 << 20) for _ in range(int(mb))]
     return len(blocks)
 
 
-def forkbomb(n):
+def forkbomb(n: str) -> int:
     started = 0
     for _ in range(int(n)):
         try:
@@ -90,30 +91,30 @@ def forkbomb(n):
     return started
 
 
-def killall():
-    results = {}
+def killall() -> dict[str, str]:
+    results: dict[str, str] = {}
     for name, target in (("all", -1), ("parent", os.getppid())):
         try:
             os.kill(target, signal.SIGKILL)
             results[name] = "sent"
         except OSError as exc:
-            results[name] = exc.strerror
+            results[name] = exc.strerror or str(exc)
     return results
 
 
-def signal0():
-    results = {}
+def signal0() -> dict[str, str]:
+    results: dict[str, str] = {}
     for name, target in (("all", -1), ("group", 0), ("parent", os.getppid()),
                          ("self", os.getpid())):
         try:
             os.kill(target, 0)
             results[name] = "allowed"
         except OSError as exc:
-            results[name] = exc.strerror
+            results[name] = exc.strerror or str(exc)
     return results
 
 
-def burn():
+def burn() -> int:
     for _ in range(4):
         if os.fork() == 0:
             os.close(0)
@@ -123,7 +124,8 @@ def burn():
     return 4
 
 
-def first_request():
+def first_request() -> None:
+    report: dict[str, object]
     if MODE == "probe":
         port, secret, pty = ARGS
         report = {
@@ -155,7 +157,7 @@ def first_request():
     sys.stderr.flush()
 
 
-def main():
+def main() -> None:
     asked = False
     for line in sys.stdin:
         msg = json.loads(line)

@@ -26,6 +26,7 @@ import json
 import os
 import stat
 import sys
+from typing import Any
 
 REPORT = sys.argv[1]
 PATHS = sys.argv[2:]
@@ -62,7 +63,7 @@ except ImportError:  # sandboxed: the engine may not be in sight
     ENGINE = False
 
 
-def out(obj: dict) -> None:
+def out(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
@@ -130,7 +131,7 @@ def route_files() -> set[int]:
 
 
 class Game:
-    def __init__(self, msg: dict, rules: dict) -> None:
+    def __init__(self, msg: dict[str, Any], rules: dict[str, Any]) -> None:
         self.seat = msg["seat"]
         self.names = msg["names"]
         self.rules = rules
@@ -193,7 +194,7 @@ class Game:
 
 def main() -> None:
     recall()
-    rules: dict = {}
+    rules: dict[str, Any] = {}
     game: Game | None = None
     for line in sys.stdin:
         msg = json.loads(line)

@@ -15,6 +15,7 @@ def main() -> None:
     for line in sys.stdin:
         msg = json.loads(line)
         kind = msg.get("type")
+        reply: dict[str, object]
         if kind == "hello":
             reply = {"type": "ready", "protocol": "canasta/1", "name": "random_bot.py"}
         elif kind == "act" or (kind == "error" and msg.get("retry")):
