@@ -20,8 +20,9 @@ from typing import Any
 from ..core import NotationError, parse_move
 from ..core.cards import parse_kind
 from ..protocol.messages import PROTOCOL, encode
-from ..protocol.replies import MAX_MOVE_TEXT, ProtocolError, decode_line, quote, request_id
+from ..protocol.replies import MAX_MOVE_TEXT, ProtocolError, decode_line, request_id
 from ..seats.base import Message, Seat, SeatFailure
+from ..seats.sorting import ReplySorter
 from .hub import Conn, Hub
 from .wire import line
 
@@ -60,10 +61,7 @@ class RemoteSeat(Seat):
         self._asking: bytes | None = None  # a person's request in hand
         self._swallow_ready = False
         self._dead: tuple[str, str] | None = None
-        self._asked: set[int] = set()
-        self._stray: list[str] = []
-        self._stray_more = 0
-        self._late: list[str] = []
+        self._sorter = ReplySorter()
         self._standing_in = False
         self.rtts: list[float] = []  # TCP's round-trip estimate at each decision, ms
 
@@ -123,7 +121,7 @@ class RemoteSeat(Seat):
             if self.kind == "bot" and self.started and self._dead is None:
                 self._dead = ("PROTOCOL_ERROR", reason)
             else:
-                self._unasked(reason)
+                self._sorter.unasked(reason)
         conn.close(reason)
 
     def detach(self, conn: Conn, reason: str) -> None:
@@ -206,10 +204,7 @@ class RemoteSeat(Seat):
                 raise SeatFailure(*self._dead)
             if self._conn is None:
                 raise SeatFailure("CRASHED", "the bot is not connected")
-            if isinstance(rid, int):
-                if len(self._asked) > 100_000:
-                    self._asked.clear()
-                self._asked.add(rid)
+            self._sorter.note_asked(rid)
             self._out += encode(msg)
             self._flush_locked()
         sent = time.monotonic()
@@ -222,7 +217,7 @@ class RemoteSeat(Seat):
                         reply = decode_line(raw)
                     except ProtocolError as exc:
                         raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
-                    if self._is_answer(reply, rid, answer):
+                    if self._sorter.is_answer(reply, rid, answer):
                         return reply
                 if self._dead is not None:
                     raise SeatFailure(*self._dead)
@@ -239,57 +234,27 @@ class RemoteSeat(Seat):
                 assert self.while_waiting is not None
                 self.while_waiting()  # it is thinking: the other seats may read their news
 
-    def _is_answer(self, reply: Message, rid: object, answer: str | None) -> bool:
-        kind = reply.get("type")
-        got = request_id(reply)
-        if answer is not None and kind == answer and (answer == "ready" or got is None
-                                                      or got == rid):
-            return True
-        if kind == "move" and got is not None and got in self._asked:
-            self._late.append(f"late reply to request {got} dropped"
-                              + (f" (now at request {rid})" if rid is not None else ""))
-            del self._late[:-20]
-        elif kind == "move" and got is not None:
-            self._unasked(f"reply to request {got}, which this seat was never sent")
-        else:
-            self._unasked(f"{quote(str(kind))} message")
-        return False
-
     def _sort_locked(self) -> None:
-        """Lines that came while nothing was asked: late replies, or not asked for."""
-        while self._lines:
-            raw = self._lines.popleft()
-            try:
-                reply = decode_line(raw)
-            except ProtocolError as exc:
-                self._unasked(str(exc))
-                continue
-            if reply.get("type") == "ready" and self._swallow_ready:
-                self._swallow_ready = False
-                continue
-            self._is_answer(reply, None, None)
+        """Lines that came while nothing was asked: late replies, or not asked for (a
+        rejoining bot's repeated ``ready`` is dropped once)."""
+        self._sorter.sort(self._lines, self._swallow)
 
-    def _unasked(self, what: str) -> None:
-        if len(self._stray) < 3:
-            self._stray.append(f"message out of turn: {what}")
-        else:
-            self._stray_more += 1
+    def _swallow(self, reply: Message) -> bool:
+        if reply.get("type") == "ready" and self._swallow_ready:
+            self._swallow_ready = False
+            return True
+        return False
 
     def unsolicited(self) -> list[str]:
         with self._cv:
             self._sort_locked()
-            self._stray_more += self._more
+            self._sorter.count_unasked(self._more)
             self._more = 0
-            out, self._stray = self._stray, []
-            if self._stray_more:
-                out.append(f"... and {self._stray_more} more messages out of turn")
-                self._stray_more = 0
-        return out
+            return self._sorter.unsolicited()
 
     def late(self) -> list[str]:
         with self._cv:
-            out, self._late = self._late, []
-        return out
+            return self._sorter.late()
 
     # A person ---------------------------------------------------------------------------------
     def _person(self, msg: Message) -> Message:
@@ -328,7 +293,7 @@ class RemoteSeat(Seat):
                             and explained < EXPLAINS_PER_REQUEST:
                         explained += 1
                         answers.append(_explained(msg, got))
-                    elif self._is_answer(got, rid, "move"):
+                    elif self._sorter.is_answer(got, rid, "move"):
                         reply = got
                 if reply is not None:
                     self._asking = None

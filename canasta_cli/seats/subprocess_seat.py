@@ -26,17 +26,17 @@ from pathlib import Path
 from typing import IO
 
 from ..protocol.messages import encode
-from ..protocol.replies import MAX_LINE, ProtocolError, decode_line, quote, request_id
+from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from .base import Message, Seat, SeatFailure
 from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, containment, current, with_sandbox
 from .cgroups import BotCgroup
 from .contain import become_subreaper, hidden
 from .leftovers import run_dir
+from .sorting import ReplySorter
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
 QUICK_ANSWER = 0.002  # s: a bot slower than this is thinking; the others may then read news
-SORT_LIMIT = 1000  # waiting lines looked at one by one; more are counted as not asked for
 STDERR_TAIL = 64 << 10  # bytes of a bot's latest stderr kept in memory
 THAW_BACKLOG = 256 << 10  # a frozen bot with this much news waiting runs, to read it
 
@@ -84,9 +84,7 @@ class SubprocessSeat(Seat):
     """Talks to the bot on the caller's thread with non-blocking pipes and ``poll``, so a
     round trip costs two system calls and no thread hand-off; only stderr has a thread.
 
-    Each line the bot writes is sorted when it is read: the answer to the request in hand is
-    returned; a reply to an earlier request is late (dropped, and kept as a note); anything
-    else was not asked for (discarded and counted).  Neither costs the bot a retry.
+    Each line the bot writes is sorted when it is read (``sorting.ReplySorter``).
     """
 
     wire_only = True
@@ -124,10 +122,7 @@ class SubprocessSeat(Seat):
         self._threads: list[threading.Thread] = []
         self._dead: str | None = None
         self._dead_status = "CRASHED"
-        self._asked: set[int] = set()  # ids of the requests this process was sent
-        self._stray: list[str] = []
-        self._stray_more = 0
-        self._late: list[str] = []
+        self._sorter = ReplySorter()
         self._closed = False
         self._poll: select.poll | None = None
         self._home = ""
@@ -244,10 +239,7 @@ class SubprocessSeat(Seat):
         self._sort_waiting()  # lines read before this request were not answers to it
         self.send(msg)
         self._flush()
-        if isinstance(rid, int):
-            if len(self._asked) > 100_000:
-                self._asked.clear()
-            self._asked.add(rid)
+        self._sorter.note_asked(rid)
         sent = time.monotonic()
         if self.spin and self.typical < self.spin and not self._out and self.alive:
             assert self.proc is not None and self.proc.stdout is not None
@@ -273,7 +265,7 @@ class SubprocessSeat(Seat):
                     reply = decode_line(line)
                 except ProtocolError as exc:
                     raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
-                if self._is_answer(reply, rid, answer):
+                if self._sorter.is_answer(reply, rid, answer):
                     if answer == "move":  # one slow answer moves it by at most 1.25 ms
                         took = min(time.monotonic() - sent, 0.01)
                         self.typical += (took - self.typical) / 8
@@ -290,59 +282,20 @@ class SubprocessSeat(Seat):
                 raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms")
             self._pump(left)
 
-    def _is_answer(self, reply: Message, rid: object, answer: str | None) -> bool:
-        """Is ``reply`` the answer (of type ``answer``; None: nothing is asked) to request
-        ``rid``?  If not, it is noted as a late reply or as a message not asked for."""
-        kind = reply.get("type")
-        got = request_id(reply)
-        if answer is not None and kind == answer and (answer == "ready" or got is None
-                                                      or got == rid):
-            return True  # the answer, or an attempt at one that the referee will judge
-        if kind == "move" and got is not None and got in self._asked:
-            self._late.append(f"late reply to request {got} dropped"
-                              + (f" (now at request {rid})" if rid is not None else ""))
-            del self._late[:-20]
-        elif kind == "move" and got is not None:
-            self._unasked(f"reply to request {got}, which this bot was never sent")
-        else:
-            self._unasked(f"{quote(str(kind))} message")
-        return False
-
     def _sort_waiting(self) -> None:
-        """Lines that came in while nothing was asked: late replies are noted, the rest
-        counted as not asked for (undecodable ones too)."""
+        """Lines that came in while nothing was asked."""
         if self.alive and self._poll is not None:
             events = self._poll.poll(0)  # cheaper than a read that fails with EAGAIN
             if events:
                 self._handle(events)
-        if len(self._lines) > SORT_LIMIT:  # a flood: none of it was asked for; count it whole
-            self._stray_more += len(self._lines) - SORT_LIMIT
-            for _ in range(len(self._lines) - SORT_LIMIT):
-                self._lines.popleft()
-        while self._lines:
-            line = self._lines.popleft()
-            try:
-                self._is_answer(decode_line(line), None, None)
-            except ProtocolError as exc:
-                self._unasked(str(exc))
-
-    def _unasked(self, what: str) -> None:
-        if len(self._stray) < 3:
-            self._stray.append(f"message out of turn: {what}")
-        else:
-            self._stray_more += 1
+        self._sorter.sort(self._lines)
 
     def unsolicited(self) -> list[str]:
         self._sort_waiting()
-        out, self._stray = self._stray, []
-        if self._stray_more:
-            out.append(f"... and {self._stray_more} more messages out of turn")
-            self._stray_more = 0
-        return out
+        return self._sorter.unsolicited()
 
     def late(self) -> list[str]:
-        out, self._late = self._late, []
-        return out
+        return self._sorter.late()
 
     # I/O -----------------------------------------------------------------------------------
     def _flush(self) -> None:
