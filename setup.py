@@ -1,10 +1,12 @@
 """Builds copy the example bots, the bot kits and the protocol documents into the package
 (``canasta_cli/_data/``), so that an installed copy has them; a checkout reads them in place.
+``CANASTA_COMPILE=1`` compiles the modules in ``COMPILED`` with mypyc (see build_backend/).
 Everything else about the project is in pyproject.toml."""
 
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -14,6 +16,12 @@ ROOT = Path(__file__).resolve().parent
 SHIPPED = {"bots": ("*.py", "*.js", "*.md"),
            "protocol": ("README.md", "schema/*.json", "examples/**/*.json*",
                         "transcripts/*")}
+sys.path.insert(0, str(ROOT / "build_backend"))
+from canasta_build import compile_requested  # noqa: E402
+
+# The rules core and the search player's rollouts: the code every game and every rollout runs.
+COMPILED = [*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "canasta_cli" / "core").glob("*.py")),
+            "canasta_cli/players/search.py"]
 
 
 class BuildWithData(build_py):
@@ -31,4 +39,16 @@ class BuildWithData(build_py):
                         shutil.copy2(src, dest)
 
 
-setup(cmdclass={"build_py": BuildWithData})
+def _extensions() -> list[object]:
+    if not compile_requested() or {"egg_info", "dist_info"} & set(sys.argv):
+        return []  # pure, or only the metadata is asked for: nothing to compile
+    from mypyc.build import mypycify
+    # What an earlier compiled build left (a module compiled then, not now) must not ship.
+    for old in (ROOT / "build" / "compiled").glob("lib*"):
+        shutil.rmtree(old)
+    return list(mypycify(COMPILED, opt_level="3", target_dir="build/compiled/mypyc"))
+
+
+# The compiled build keeps its own build directory: a later pure build never picks up its modules.
+setup(cmdclass={"build_py": BuildWithData}, ext_modules=_extensions(),
+      options={"build": {"build_base": "build/compiled" if compile_requested() else "build/pure"}})

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from . import __version__, bench
+from .build import engine_build
 from .commands import (
     bot,
     cluster,
@@ -37,7 +38,7 @@ for _group in (explore, play, demo, match, replay, tournament, report, net, benc
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"canasta {__version__} (protocol canasta/1)")
+        typer.echo(f"canasta {__version__} (protocol canasta/1; {engine_build()} engine)")
         raise typer.Exit()
 
 

@@ -88,6 +88,7 @@ def test_bench_engine_prints_the_figures() -> None:
     assert result.exit_code == 0
     assert "hands/s" in result.output and "max moves" in result.output
     assert result.output.splitlines()[1].startswith("classic")
+    assert "engine; peak memory" in result.output and " MB;" in result.output
 
 
 def test_console_script_is_installed() -> None:
@@ -181,8 +182,9 @@ def test_bench_referee_prints_interleaved_rounds_and_the_median() -> None:
     assert result.exit_code == 0, result.output
     rounds = [line for line in result.output.splitlines() if line.startswith("round ")]
     assert len(rounds) == 2 and all("bare engine" in line and "ratio" in line for line in rounds)
-    summary = result.output.splitlines()[-1]
+    summary, memory = result.output.splitlines()[-2:]
     assert "2 games of classic x 2 rounds: median" in summary
+    assert memory.startswith("peak memory ") and " MB;" in memory
     assert float(summary.split("median ")[1].split()[0]) > 0  # a ratio of two timings
 
 

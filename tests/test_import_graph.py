@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "canasta_cli"
 # modules and those of lower layers.
 LAYERS: dict[str, int] = {
     "core": 0,
-    "event_text": 1, "seat_names": 1, "private_files": 1, "records": 1, "safetext": 1,
+    "event_text": 1, "seat_names": 1, "private_files": 1, "records": 1, "safetext": 1, "build": 1,
     "package_data": 1,
     "protocol": 2,
     "players": 3,

@@ -70,7 +70,11 @@ def export_revision(rev: str, into: Path) -> Path:
     """The package of ``rev`` (from this checkout's git history) unpacked under ``into``."""
     root = Path(__file__).resolve().parent.parent
     if not (root / ".git").exists():
-        raise CompareError(f"{root} is not a git checkout: --compare needs the project's history")
+        # An installed copy (the compiled build, say) measured against a checkout's history.
+        root = Path.cwd()
+    if not (root / ".git").exists():
+        raise CompareError(f"{root} is not a git checkout: --compare needs the project's history"
+                           " (run it from the checkout)")
     archive = into / "rev.tar"
     proc = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", "-o", str(archive),
                            rev, "canasta_cli"], capture_output=True, text=True, check=False)

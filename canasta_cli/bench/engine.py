@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import random
+import resource
 import time
 from dataclasses import dataclass
 from typing import Annotated
 
 import typer
 
+from ..build import engine_build
 from ..commands.options import fail, load_rules
 from ..core import PRESETS, Ruleset, apply, legal_moves, new_game
 from .compare import CompareError, compare, summary
@@ -93,3 +95,10 @@ def bench_engine_cmd(
         b = bench_engine(r, hands, seed)
         typer.echo(f"{name:<14}{r.players:>8}{b.hands:>8}{b.hands_per_second:>10.0f}"
                    f"{b.decisions_per_second:>13.0f}{b.mean_moves:>12.1f}{b.max_moves:>11}")
+    typer.echo(f"{engine_build()} engine; peak memory {peak_memory_mb():.1f} MB;"
+               f" load average {os.getloadavg()[0]:.2f}")
+
+
+def peak_memory_mb() -> float:
+    """This process's peak resident memory (Linux reports it in kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -24,6 +24,7 @@ from ..core import Ruleset, apply, legal_moves, new_game, parse_move
 from ..core.cards import KIND_OF
 from ..referee import Referee
 from ..seats import builtin_seat
+from .engine import peak_memory_mb
 
 
 @dataclass(frozen=True)
@@ -114,3 +115,4 @@ def bench_referee_cmd(
     r = load_rules(rules, set_ or ["max_hands=5"])
     typer.echo(f"load average at start: {os.getloadavg()[0]:.2f}")
     bench_referee(r, games, rounds, seed, typer.echo)
+    typer.echo(f"peak memory {peak_memory_mb():.1f} MB; load average {os.getloadavg()[0]:.2f}")

@@ -60,12 +60,13 @@ def check_scores(rules: Ruleset, scores: Sequence[int] | None) -> tuple[int, ...
     """Checked starting totals: one whole multiple of 5 per side, and not a finished game."""
     if scores is None:
         return (0,) * rules.sides
-    values = list(scores)
+    raw: list[object] = list(scores)  # object: a compiled int would read True as 1
     who = "side" if rules.partnerships else "player"
-    if len(values) != rules.sides:
+    if len(raw) != rules.sides:
         raise ValueError(f"{rules.name} keeps {rules.sides} scores (one per {who}), got"
-                         f" {len(values)}")
-    for v in values:
+                         f" {len(raw)}")
+    values: list[int] = []
+    for v in raw:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ValueError(f"a score must be a whole number, not {v!r}")
         if abs(v) > MAX_START_SCORE:
@@ -73,6 +74,7 @@ def check_scores(rules: Ruleset, scores: Sequence[int] | None) -> tuple[int, ...
                              f" {MAX_START_SCORE}")
         if v % 5:
             raise ValueError(f"a Canasta score is a multiple of 5, not {v}")
+        values.append(v)
     over = game_over_reason(rules, values)
     if over is not None:
         raise ValueError(f"at {', '.join(map(str, values))} the game is already over: "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from operator import add
+from typing import Any
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_VALUE
 
@@ -27,10 +28,12 @@ class Situation:
                  "minimum", "pending", "pending_counts", "must_out", "no_out", "no_discard",
                  "waiver", "req", "maxw", "c4", "b3_melded")
 
-    hc: list[int]
-    ex: list[bool]
-    nat: list[int]
-    wild: list[int]
+    # The state's own tuples (read-only) or a copy's lists: Any, so that a compiled build, which
+    # checks an attribute's type on every assignment, takes both.
+    hc: Any
+    ex: Any
+    nat: Any
+    wild: Any
     canastas: int
     hand_n: int
     opening: bool          # the side had no meld when this turn began
@@ -38,7 +41,7 @@ class Situation:
     total: int             # value melded this turn toward the minimum
     minimum: int
     pending: bool          # opening by the pile: the rest of the pile waits for the minimum
-    pending_counts: list[int]
+    pending_counts: Any
     must_out: bool         # partner said yes, or a black-three set was laid
     no_out: bool           # partner said no
     no_discard: bool       # last stock card was a red three (meld_no_discard)
@@ -49,7 +52,7 @@ class Situation:
     b3_melded: bool        # the side's black-three set is down (one per side, like any rank)
 
     def copy(self) -> Situation:
-        new = object.__new__(Situation)
+        new = Situation()
         new.hc = list(self.hc)
         new.ex = list(self.ex)
         new.nat = list(self.nat)
@@ -102,9 +105,10 @@ class Situation:
 
     def wild_cap(self, rank: int, extra_naturals: int = 0) -> int:
         """How many more wild cards the meld of ``rank`` may take."""
-        nat = self.nat[rank] + extra_naturals
+        nat: int = self.nat[rank] + extra_naturals
+        wild: int = self.wild[rank]
         limit = min(self.maxw, nat) if self.c4 else self.maxw
-        return limit - self.wild[rank]
+        return limit - wild
 
     @property
     def need(self) -> int:
@@ -114,7 +118,8 @@ class Situation:
     def keep(self) -> int:
         """Cards that must stay in hand when the player stops melding without going out."""
         if self.pending:
-            return max(0, 2 - sum(self.pending_counts))
+            waiting: int = sum(self.pending_counts)
+            return max(0, 2 - waiting)
         return 1 if self.no_discard else 2
 
 

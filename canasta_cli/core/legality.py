@@ -53,13 +53,13 @@ def situation(state: GameState) -> Situation:
     rules = state.rules
     seat = state.turn_seat
     side = state.team[seat]
-    s = object.__new__(Situation)
+    s = Situation()
     info = state.minfo[side]
     # Read-only tuples: Situation.copy() makes lists before anything changes them.
-    s.hc = state.hc[seat]  # type: ignore[assignment]
-    s.ex = info.ex  # type: ignore[assignment]
-    s.nat = info.nat  # type: ignore[assignment]
-    s.wild = info.wild  # type: ignore[assignment]
+    s.hc = state.hc[seat]
+    s.ex = info.ex
+    s.nat = info.nat
+    s.wild = info.wild
     s.canastas = info.canastas
     s.hand_n = len(state.hands[seat])
     s.opening = not state.side_open_at_start
@@ -68,7 +68,7 @@ def situation(state: GameState) -> Situation:
     s.minimum = state.minimums[rules.side_of(seat)]
     s.pending = state.pile_pending
     s.pending_counts = hand_counts(tuple(c for c in state.pile if KIND_OF[c] != RED3)) \
-        if state.pile_pending else _NO_CARDS  # type: ignore[assignment]
+        if state.pile_pending else _NO_CARDS
     s.must_out = state.permission is True or state.committed_out
     s.no_out = state.permission is False
     s.no_discard = state.phase is Phase.MELD_NO_DISCARD

@@ -1,14 +1,6 @@
 """The move notation for people and logs: the one place that prints and reads moves.
 
-    draw                 draw from the stock
-    pile                 take the pile, laying its top card on your side's meld
-    pile K K [2 Jo ...]  take the pile, melding its top card with these cards from your hand
-    meld K K 2           lay down a new meld (suits may be written, e.g. Kh, and are ignored)
-    meld 3 3 3           the black-three set, only when going out
-    add 7                add a natural 7 to your side's 7s;  add 7 2 / add 7 Jo adds a wild card
-    discard 9            discard a 9 (discard 9h is accepted too)
-    ask / yes / no       the permission question and its answer
-    end                  decline the pile with no stock left, or stop after a last red three
+The table of moves is NOTATION_HELP (a constant, not this docstring: a compiled module has none).
 """
 
 from __future__ import annotations
@@ -32,7 +24,18 @@ from .moves import (
     TakePile,
 )
 
-NOTATION_HELP = __doc__ or ""
+NOTATION_HELP = """The move notation for people and logs: the one place that prints and reads moves.
+
+    draw                 draw from the stock
+    pile                 take the pile, laying its top card on your side's meld
+    pile K K [2 Jo ...]  take the pile, melding its top card with these cards from your hand
+    meld K K 2           lay down a new meld (suits may be written, e.g. Kh, and are ignored)
+    meld 3 3 3           the black-three set, only when going out
+    add 7                add a natural 7 to your side's 7s;  add 7 2 / add 7 Jo adds a wild card
+    discard 9            discard a 9 (discard 9h is accepted too)
+    ask / yes / no       the permission question and its answer
+    end                  decline the pile with no stock left, or stop after a last red three
+"""
 
 
 class NotationError(CanastaError):

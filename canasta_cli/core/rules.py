@@ -163,15 +163,22 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _type_name(f: dataclasses.Field[Any]) -> str:
+    """A field's type as its name: text in pure Python (postponed annotations), a class in a
+    compiled build."""
+    t = f.type
+    return t if isinstance(t, str) else getattr(t, "__name__", str(t))
+
+
 def _problems(r: Ruleset) -> list[str]:
     out: list[str] = []
     for f in dataclasses.fields(r):
         value = getattr(r, f.name)
         if f.name in _CHOICES and value not in _CHOICES[f.name]:
             out.append(f"{f.name} must be one of {', '.join(_CHOICES[f.name])}, not {value!r}")
-        elif f.type in ("bool",) and not isinstance(value, bool):
+        elif _type_name(f) == "bool" and not isinstance(value, bool):
             out.append(f"{f.name} must be true or false, not {value!r}")
-        elif f.type in ("int",) and (isinstance(value, bool) or not isinstance(value, int)):
+        elif _type_name(f) == "int" and (isinstance(value, bool) or not isinstance(value, int)):
             out.append(f"{f.name} must be a whole number, not {value!r}")
     if out:
         return out
@@ -236,7 +243,7 @@ def parse_option(text: str) -> tuple[str, Any]:
     if key not in fields or key == "name":
         raise RulesError(f"unknown rule option {key!r}: known options are "
                          + ", ".join(option_names()))
-    kind = fields[key].type
+    kind = _type_name(fields[key])
     if kind == "bool":
         low = raw.lower()
         if low in ("true", "yes", "on", "1"):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from .melds import EMPTY_MELDS, EMPTY_ROW_INFO, MeldState, RowInfo, kind_counts, row_info, with_meld
 from .reasons import GameEnd
 
@@ -72,6 +74,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
 )
 
 
+@mypyc_attr(serializable=True)  # compiled: __new__ makes an instance without __init__ (copy)
 class GameState:
     """Everything about a game in progress (the fields: ``FIELDS``).  Treat as immutable:
     ``engine.apply`` makes the next state; ``copy`` and ``replace`` make changed copies.
@@ -184,7 +187,7 @@ class GameState:
         is safe because every field is immutable except ``views``, a cache shared on purpose
         by every state of one game.  The derived counts must be rebuilt (``recount``) after
         changing ``hands``, ``melds`` or ``scores`` by hand; ``replace`` does that."""
-        new = object.__new__(GameState)
+        new = GameState.__new__(GameState)
         new.rules = self.rules
         new.seed = self.seed
         new.stacked = self.stacked
