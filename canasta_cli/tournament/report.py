@@ -14,7 +14,7 @@ from ..private_files import write_private
 from ..protocol.statuses import FAILURES
 from ..safetext import csv_text, visible
 from .runner import RunState, counted_rows, outcome
-from .stats import Sprt, cross_table, elo_with_error, standings, variance_saving
+from .stats import Sprt, SprtTally, cross_table, elo_with_error, standings, variance_saving
 
 
 def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, deals: int,
@@ -65,21 +65,13 @@ DEAL_RULE = ("a duplicate deal is won by the bot whose score differences over al
 def _sprt_llr(rows: list[dict[str, Any]], rules: Ruleset, sprt: Sprt) -> float:
     """The test statistic where the test stands (as runner._check_sprt counts, in schedule
     order)."""
-    wins = losses = deal_sum = 0.0
+    tally = SprtTally(sprt.unit)
     for i, row in enumerate(rows):
         o = outcome(row, rules)
         last = i + 1 == len(rows) or rows[i + 1]["deal"] != row["deal"] \
             or rows[i + 1]["pair"] != row["pair"]
-        if sprt.unit == "deal":
-            deal_sum += o.diff
-            if last:
-                wins += deal_sum > 0
-                losses += deal_sum < 0
-                deal_sum = 0.0
-        else:
-            wins += o.result == 1.0
-            losses += o.result == 0.0
-    return sprt.llr(wins, losses)
+        tally.add(o.diff, o.result, last)
+    return sprt.llr(tally.wins, tally.losses)
 
 
 def deals_won(outcomes: list[Any]) -> list[dict[str, Any]]:

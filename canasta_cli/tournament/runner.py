@@ -30,7 +30,7 @@ from ..seats.contain import die_with_parent
 from .failures import STDERR_TAIL, replay_command, seat_reasons, write_failure
 from .rows import row_problem
 from .schedule import Format, Task, schedule
-from .stats import GameOutcome, Sprt
+from .stats import GameOutcome, Sprt, SprtTally
 
 
 @dataclass(frozen=True)
@@ -421,25 +421,16 @@ def _check_sprt(state: RunState, tasks: list[Task], rules: Ruleset, sprt: Sprt |
     which games happened to finish first."""
     if sprt is None or state.stopped_by_sprt:
         return
-    wins = losses = 0.0
-    deal_sum = 0.0
+    tally = SprtTally(sprt.unit)
     for t in tasks:
         row = state.rows.get(t.index)
         if row is None:
             return
         o = outcome(row, rules)
         last_of_deal = t.index + 1 == len(tasks) or tasks[t.index + 1].deal != t.deal
-        if sprt.unit == "deal":
-            deal_sum += o.diff
-            if last_of_deal:
-                wins += deal_sum > 0
-                losses += deal_sum < 0
-                deal_sum = 0.0
-        else:
-            wins += o.result == 1.0
-            losses += o.result == 0.0
+        tally.add(o.diff, o.result, last_of_deal)
         if last_of_deal:
-            verdict = sprt.decide(wins, losses)
+            verdict = sprt.decide(tally.wins, tally.losses)
             if verdict:
                 state.stopped_by_sprt, state.sprt_at = verdict, t.index
                 return

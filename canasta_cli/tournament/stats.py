@@ -135,6 +135,33 @@ def cross_table(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> dict[st
     return table
 
 
+@dataclass
+class SprtTally:
+    """Wins and losses in the test's unit, counted game by game in schedule order: each
+    decisive game (unit "game"), or each duplicate deal whose seatings' score differences add
+    up to a win or a loss (unit "deal", counted at the deal's last game).  The one count the
+    tournament decides on, the report shows and the viewer plots."""
+
+    unit: str
+    wins: float = 0.0
+    losses: float = 0.0
+    _deal: float = 0.0
+
+    def add(self, diff: float, result: float, last_of_deal: bool) -> bool:
+        """Count one game; whether the count moved on (the test may decide only then)."""
+        if self.unit == "deal":
+            self._deal += diff
+            if not last_of_deal:
+                return False
+            self.wins += self._deal > 0
+            self.losses += self._deal < 0
+            self._deal = 0.0
+            return True
+        self.wins += result == 1.0
+        self.losses += result == 0.0
+        return True
+
+
 @dataclass(frozen=True)
 class Sprt:
     """Sequential test of H0: Elo difference elo0 against H1: elo1 on decisive games."""

@@ -16,7 +16,7 @@ from ..records import RecordError, load_record
 from ..tournament.records import record_path
 from ..tournament.rows import shape_problem
 from ..tournament.runner import outcome
-from ..tournament.stats import Sprt, paired_diffs
+from ..tournament.stats import Sprt, SprtTally, paired_diffs
 
 MAX_FILE = 1 << 30          # bytes: past this a file is not the tournament's
 MAX_LINE = 1 << 20          # a games.jsonl row is a few hundred bytes
@@ -175,24 +175,14 @@ def llr_path(rows: list[dict[str, Any]], rules: Ruleset, sprt: Sprt) -> list[tup
     seatings together (unit 'deal').  One point per game for 'game', per deal for 'deal'; the
     test decides only at the end of a deal."""
     points = [(0, 0.0)]
-    wins = losses = 0.0
-    deal_sum = 0.0
+    tally = SprtTally(sprt.unit)
     for i, row in enumerate(rows):
         if row["index"] != i:
             break  # a game not played yet: the test stops here too
         o = outcome(row, rules)
         last_of_deal = i + 1 == len(rows) or rows[i + 1]["deal"] != row["deal"]
-        if sprt.unit == "deal":
-            deal_sum += o.diff
-            if last_of_deal:
-                wins += deal_sum > 0
-                losses += deal_sum < 0
-                deal_sum = 0.0
-                points.append((i + 1, sprt.llr(wins, losses)))
-        else:
-            wins += o.result == 1.0
-            losses += o.result == 0.0
-            points.append((i + 1, sprt.llr(wins, losses)))
+        if tally.add(o.diff, o.result, last_of_deal):
+            points.append((i + 1, sprt.llr(tally.wins, tally.losses)))
     return points
 
 
