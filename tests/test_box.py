@@ -390,3 +390,33 @@ def test_the_next_run_ends_frozen_bots_a_killed_referee_left() -> None:
         for d in dirs.values():
             with contextlib.suppress(OSError):
                 os.rmdir(d)
+
+
+def _zombie_children() -> int:
+    me, n = os.getpid(), 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            n += fields[0] == "Z" and int(fields[1]) == me
+    return n
+
+
+@needs_box
+def test_dead_boxes_leave_no_zombies_to_pile_up() -> None:
+    """A referee is a child subreaper: what a crashed bot's box leaves dying is handed to it,
+    and must be reaped, game after game (a long tournament worker would fill the process
+    table otherwise)."""
+    hostile = str(ROOT / "tests" / "bots" / "hostile.py")
+    for game in range(6):
+        seats = [SubprocessSeat([sys.executable, hostile, "sigkill"]),
+                 *(builtin_seat("builtin:random", i) for i in (1, 2, 3))]
+        ref = Referee(seats, SHORT, ROOMY)
+        try:
+            ref.play(1, seed=game)
+        finally:
+            ref.close()
+    assert _zombie_children() <= 2  # at most the last box's, still dying; never one a game

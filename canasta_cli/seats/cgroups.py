@@ -238,20 +238,22 @@ class BotCgroup:
             pass
         return 0
 
-    def kill(self, timeout: float = 2.0) -> None:
+    def kill(self, timeout: float = 2.0) -> set[int]:
         """SIGKILL every process in the groups (thawed first: v1 keeps a frozen process
-        from dying)."""
+        from dying); the pids it saw there."""
         self.thaw()
         if self.version == "v2" and "" in self.dirs:
             _write(os.path.join(self.dirs[""], "cgroup.kill"), "1")
         deadline = time.monotonic() + timeout
+        seen: set[int] = set()
         while True:
             pids = self.pids()
+            seen.update(pids)
             for pid in pids:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
             if not pids or time.monotonic() > deadline:
-                return
+                return seen
             time.sleep(0.005)
 
     def remove(self) -> None:

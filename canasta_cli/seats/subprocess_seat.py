@@ -157,6 +157,8 @@ class SubprocessSeat(Seat):
 
     def _spawn(self) -> None:
         become_subreaper()
+        _reap_strays()  # what earlier boxes left dying
+        _SEATS.add(self)
         problem = _unrunnable(self.argv[0], self.cwd)
         if problem:
             self._dead = f"cannot start {self.argv[0]!r}: {problem}"
@@ -476,6 +478,7 @@ class SubprocessSeat(Seat):
         self._signal(signal.SIGKILL)  # anything the bot left behind in its group
         self._release_group()
         _reap_group(proc.pid)
+        _reap_strays()
         for t in self._threads:
             t.join(timeout=grace)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
@@ -496,6 +499,7 @@ class SubprocessSeat(Seat):
             self._group.remove()
             self._group = None
 
+
     def _signal(self, sig: int) -> None:
         if self.proc is None:
             return
@@ -508,6 +512,31 @@ class SubprocessSeat(Seat):
 
 
 _GROUPED: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # bots with a group, this process
+_SEATS: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # every bot this process started
+
+
+def _reap_strays() -> None:
+    """Reap this process's zombie children that no seat will wait for: a box's own processes
+    that outlived their parent are handed to this process (a child subreaper), dead or
+    dying, and would otherwise stay zombies for as long as the referee runs."""
+    me = os.getpid()
+    waited = {s.proc.pid for s in list(_SEATS) if s.proc is not None and s.proc.returncode is None}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.isdigit() or int(entry) in waited:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] == "Z" and int(fields[1]) == me:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(int(entry), os.WNOHANG)
+
 
 _RUN_DIR: list[tuple[int, str]] = []
 
