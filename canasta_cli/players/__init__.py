@@ -16,7 +16,8 @@ HARD_MS = 400  # the time budget of 'hard' before it counted deals (builtin:hard
 HARD_DEALS = 48  # 'hard': a fixed-deal budget, the same strength on a busy machine
 SEARCH_HELP = ("MS (milliseconds per decision) or comma-separated deals=N (a fixed number of"
                " deals: reproducible, whatever the load), ms=MS, horizon=TURNS (0: to the end"
-               " of the hand), infer=0|1 (weigh the deals by the others' play)")
+               " of the hand), infer=0|1 (weigh the deals by the others' play), alpha=PCT (the one-sided"
+               " level, in percent, of the test to leave the quick policy's move; 100: no test)")
 
 
 def _int(key: str, text: str, low: int, high: int) -> int:
@@ -36,7 +37,7 @@ def search_player(seed: int, arg: str, default_ms: float | None = None,
         if not eq:
             key, value = "ms", key
         limits = {"ms": (1, 600_000), "deals": (1, 100_000), "horizon": (0, 1000),
-                  "infer": (0, 1)}
+                  "infer": (0, 1), "alpha": (1, 100)}
         if key not in limits or key in options:
             raise ValueError(f"builtin:search takes {SEARCH_HELP}, not {item[:30]!r}")
         options[key] = _int(key, value, *limits[key])
@@ -46,7 +47,8 @@ def search_player(seed: int, arg: str, default_ms: float | None = None,
         deals = default_deals
     budget = float(ms if ms is not None else default_ms or 900.0)
     return SearchPlayer(seed, budget_ms=budget, deals=deals, horizon=options.get("horizon", 8),
-                        infer=bool(options.get("infer", 0)))
+                        infer=bool(options.get("infer", 0)),
+                        alpha=options.get("alpha", 20) / 100)
 
 
 # name -> factory taking the player's own seed and the text after a second colon (or "")
