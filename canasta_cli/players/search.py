@@ -186,14 +186,14 @@ def rollout(st: GameState, me: int, rng: random.Random, turns: int) -> float:
 class Clock:
     """The decision's deadline, read before every move: it counts as passed one step early,
     a step being the longest gap seen between two reads (a move's work, or a pause when the
-    machine is busy) or the player's learned ``reserve``, whichever is longer, so that the
-    answer goes out close to the deadline, not a step after."""
+    machine is busy), the player's learned ``reserve`` or 1% of the time allowed, whichever
+    is longest, so that the answer goes out close to the deadline, not a step after."""
 
     def __init__(self, deadline: float, reserve: float = 0.0) -> None:
         self.deadline = deadline
         self.start = self.last = time.monotonic()
         self.step = 0.0
-        self.reserve = reserve
+        self.reserve = max(reserve, 0.01 * (deadline - self.start))
         self.stopped = False  # a read said the deadline had (nearly) passed
 
     def passed(self) -> bool:
