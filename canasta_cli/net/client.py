@@ -26,6 +26,7 @@ from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from ..seats.base import Interrupted, Message
 from ..seats.human import HumanSeat, SharedTable
 from ..ui.prompt import Terminal
+from ..ui.render import event_cards
 from .wire import LineTooLong, Splitter, join_message, line
 
 CONNECT_S = 10.0
@@ -369,7 +370,7 @@ def _public(msg: Message, show: Callable[[str], None], names: list[str],
         extra = f" (by {by})" if by in ("default", "stand-in") else ""
         show(f"--> {label(int(msg.get('seat', -1)))}: {msg.get('move')}{extra}")
     elif kind == "event" and isinstance(msg.get("event"), dict):
-        show("    " + describe_event(msg["event"], label))
+        show("    " + describe_event(msg["event"], label, event_cards()))
     elif kind == "result":
         show(f"== Game over ({msg.get('reason')}): scores "
              + " / ".join(str(s) for s in msg.get("scores") or []))
