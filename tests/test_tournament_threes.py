@@ -124,8 +124,16 @@ def test_a_three_bot_tournament_reports_per_bot_and_resumes(tmp_path: Path) -> N
     assert again.returncode == 0, again.stderr
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 12
     assert json.loads((tmp_path / "results.json").read_text())["standings"] == data["standings"]
-    report = _cli("report", str(tmp_path))
-    assert report.returncode == 0 and "each bot's places" in report.stdout, report.stderr
+    report = _cli("report", str(tmp_path), "--html", str(tmp_path / "report.html"))
+    assert report.returncode == 0, report.stderr
+    assert 'id="places"' in (tmp_path / "report.html").read_text()
+    text = _cli("report", str(tmp_path))
+    assert text.returncode == 0 and "each bot's places" in text.stdout, text.stderr
+    # A damaged summary is shown as far as it goes, never a traceback.
+    data["tables_of_three"] = {"places": [{"bot": "g", "games": "x"}, 7], "meaning": 3}
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    damaged = _cli("report", str(tmp_path))
+    assert damaged.returncode == 0 and "Traceback" not in damaged.stderr, damaged.stderr
 
 
 def test_tables_of_three_are_refused_clearly_where_they_do_not_fit(tmp_path: Path) -> None:

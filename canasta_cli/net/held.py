@@ -16,6 +16,7 @@ The server agrees only where the host allows undo (``canasta serve --undo``, or 
 with built-in players only), and only for melds and additions of this turn that are legal
 and end neither the turn nor the hand; what it answers is that seat's own view (its
 observation and the events as it sees them), nothing it would not see once it played them.
+A connection that drops takes what was held with it: the server never had it.
 """
 
 from __future__ import annotations
