@@ -136,10 +136,15 @@ def _sprt(t: Tourney) -> str:
         return '<p class="none">This tournament ran no SPRT (it needs --sprt).</p>'
     lower, upper = t.sprt.bounds
     last = t.llr[-1][1] if t.llr else 0.0
-    unit = "games" if t.sprt.unit == "game" else "deals won over both seatings"
+    threes = isinstance(t.summary.get("tables_of_three"), dict)
+    unit = "games" if t.sprt.unit == "game" else (
+        "deals won over all their seatings" if threes else "deals won over both seatings")
     verdict = {"H1": f"the first bot is stronger (Elo +{t.sprt.elo1:g} accepted)",
                "H0": f"no gain of {t.sprt.elo1:g} Elo (H0 accepted)"}.get(
         str(sp.get("decision")), "undecided when the games ran out")
+    if threes:
+        verdict += (" (at a table of three: the first bot against the second, on their"
+                    " encounters)")
     return (f'<p id="sprt-line">SPRT on {esc(unit)}: LLR {last:.2f} ({lower:.2f}, {upper:.2f}),'
             f" elo0 {t.sprt.elo0:g}, elo1 {t.sprt.elo1:g}, alpha {t.sprt.alpha:g}, beta"
             f" {t.sprt.beta:g}: {esc(verdict)}.</p>"
