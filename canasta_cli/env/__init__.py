@@ -13,6 +13,7 @@ from typing import Any
 
 _WHERE = {
     "aec_env": "aec", "CanastaEnv": "aec", "IllegalActionError": "aec",
+    "parallel_env": "parallel", "CanastaParallelEnv": "parallel",
     "as_player": "player", "PolicyPlayer": "player",
     "action_table": "actions", "ActionTable": "actions", "ActionError": "actions",
     "Encoder": "observe", "Layout": "observe", "PublicTracker": "public",

@@ -38,7 +38,12 @@ class PublicTracker:
     * ``pile_counts``: the discard pile;
     * ``hidden``: the pack less every card laid on the table (melds, red threes), the pile
       and the known cards: what no seat has seen face up.  A seat has not seen
-      ``hidden + known[seat] - its hand`` (the ``unseen`` field).
+      ``hidden + known[seat] - its hand`` (the ``unseen`` field);
+    * ``known_ints``: per seat, its ``known`` counts read as one little-endian integer (the
+      encoder's byte-wise sum for ``unseen``), kept as ``known`` changes;
+    * ``rel``: per seat, the vector's last two fields as that seat sees them (the ``known``
+      of the other seats, then every seat's ``discards``, in playing order from it), kept
+      event by event; ``gen`` counts their changes, so a reader knows when to copy them.
 
     Every count is below 256 (a pack has at most 162 cards; a seat discards at most once a
     turn, and a hand has fewer turns than draws and pile takes, each of which moves a
@@ -46,7 +51,8 @@ class PublicTracker:
     """
 
     __slots__ = ("players", "pack", "known", "known_faces", "discards", "pile", "pile_counts",
-                 "hidden", "_pending", "_facts")
+                 "hidden", "known_ints", "rel", "gen", "_known_at", "_discard_at",
+                 "_pending")
 
     def __init__(self, players: int, decks: int) -> None:
         self.players = players
@@ -55,6 +61,7 @@ class PublicTracker:
             pack[KIND_OF[c]] += 1
         self.pack = bytes(pack)
         self._pending: tuple[int, tuple[int, ...]] | None = None
+        self.gen = 0
         self.reset()
 
     def reset(self) -> None:
@@ -65,8 +72,20 @@ class PublicTracker:
         self.pile: list[int] = []
         self.pile_counts = bytearray(N_KINDS)
         self.hidden = bytearray(self.pack)
+        self.known_ints = [0] * n
         self._pending = None
-        self._facts: dict[int, bytes] = {}
+        self._relate([bytearray((2 * n - 1) * N_KINDS) for _ in range(n)])
+
+    def _relate(self, rel: list[bytearray]) -> None:
+        """Take ``rel`` as the per-seat facts, with where each seat's known cards and
+        discards sit in every other seat's (``(buffer, offset)`` pairs)."""
+        n, k = self.players, N_KINDS
+        self.rel = rel
+        self._known_at = tuple(tuple((rel[x], ((s - x) % n - 1) * k) for x in range(n) if x != s)
+                               for s in range(n))
+        self._discard_at = tuple(tuple((rel[x], (n - 1 + (s - x) % n) * k) for x in range(n))
+                                 for s in range(n))
+        self.gen += 1
 
     def copy(self) -> PublicTracker:
         new = object.__new__(PublicTracker)
@@ -78,8 +97,10 @@ class PublicTracker:
         new.pile = list(self.pile)
         new.pile_counts = bytearray(self.pile_counts)
         new.hidden = bytearray(self.hidden)
+        new.known_ints = list(self.known_ints)
         new._pending = self._pending
-        new._facts = {}
+        new.gen = self.gen
+        new._relate([bytearray(b) for b in self.rel])
         return new
 
     def known_of(self, seat: int) -> list[int]:
@@ -90,13 +111,8 @@ class PublicTracker:
 
     def facts(self, seat: int) -> bytes:
         """The ``known`` of the other seats then every seat's ``discards``, in playing
-        order from ``seat`` (the vector's last two fields), kept until they change."""
-        hit = self._facts.get(seat)
-        if hit is None:
-            k, d = self.known, self.discards
-            at, nxt = seat * N_KINDS, (seat + 1) * N_KINDS
-            hit = self._facts[seat] = b"".join((k[nxt:], k[:at], d[at:], d[:at]))
-        return hit
+        order from ``seat`` (the vector's last two fields)."""
+        return bytes(self.rel[seat])
 
     # The facts, one method per kind of public event -------------------------------------
 
@@ -110,7 +126,10 @@ class PublicTracker:
                 faces[face] = n - 1
             kind = KIND_OF[face]
             self.known[seat * N_KINDS + kind] -= 1
-            self._facts.clear()
+            self.known_ints[seat] -= 1 << (8 * kind)
+            for buf, at in self._known_at[seat]:
+                buf[at + kind] -= 1
+            self.gen += 1
             self.hidden[kind] += 1  # it goes on the table or the pile, counted there
 
     def _flush(self) -> None:
@@ -145,7 +164,9 @@ class PublicTracker:
         self.pile_counts[kind] += 1
         self.hidden[kind] -= 1
         self.discards[seat * N_KINDS + kind] += 1
-        self._facts.clear()
+        for buf, at in self._discard_at[seat]:
+            buf[at + kind] += 1
+        self.gen += 1
 
     def meld(self, seat: int, faces: tuple[int, ...]) -> None:
         """Settled by the next event: a pile take from the same seat means the meld holds
@@ -173,7 +194,11 @@ class PublicTracker:
         for f in faces:
             known[f] = known.get(f, 0) + 1
             counts[at + KIND_OF[f]] += 1
-        self._facts.clear()
+        mine = counts[at:at + N_KINDS]
+        self.known_ints[seat] = int.from_bytes(mine, "little")
+        for buf, off in self._known_at[seat]:
+            buf[off:off + N_KINDS] = mine
+        self.gen += 1
         self.pile = []  # the pile became known cards: ``hidden`` does not change
         self.pile_counts = bytearray(N_KINDS)
 
