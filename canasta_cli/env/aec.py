@@ -77,7 +77,8 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             "action_mask": spaces.Box(0, 1, (self.table.size,), dtype=np.int8)})
             for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
-        self._rng = random.Random()
+        self._rng: random.Random | None = random.Random()
+        self._rng_seed = 0
         self._no_mask = np.zeros(self.table.size, np.int8)
         self._size = self.table.size
         self._moves = self.table.moves
@@ -97,9 +98,11 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
                 raise ValueError(f"seed must be a whole number, not {seed!r}")
-            self._rng = random.Random(int(seed))
+            self._rng, self._rng_seed = None, int(seed)  # seeded on first use (costly)
             game_seed = int(seed)
         else:
+            if self._rng is None:
+                self._rng = random.Random(self._rng_seed)
             game_seed = self._rng.randrange(2**63)
         self.seed_ = game_seed
         self.state_ = new_game(self.rules, seed=game_seed)

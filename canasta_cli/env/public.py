@@ -10,6 +10,7 @@ engine events (the environment) and event views as the protocol sends them
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from ..core import events as ev
@@ -56,10 +57,7 @@ class PublicTracker:
 
     def __init__(self, players: int, decks: int) -> None:
         self.players = players
-        pack = [0] * N_KINDS
-        for c in full_deck(decks):
-            pack[KIND_OF[c]] += 1
-        self.pack = bytes(pack)
+        self.pack = _pack(decks)
         self._pending: tuple[int, tuple[int, ...]] | None = None
         self.gen = 0
         self.reset()
@@ -260,6 +258,15 @@ class PublicTracker:
 
 
 _D = CARDS_PER_DECK
+
+
+@lru_cache(maxsize=8)
+def _pack(decks: int) -> bytes:
+    """The pack's count of each kind."""
+    pack = [0] * N_KINDS
+    for c in full_deck(decks):
+        pack[KIND_OF[c]] += 1
+    return bytes(pack)
 
 _HANDLERS: dict[type, Callable[[PublicTracker, Any], None]] = {
     ev.Discarded: lambda t, e: t.discard(e.seat, e.card % _D),
