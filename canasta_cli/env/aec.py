@@ -176,10 +176,16 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
     def _track(self, node: Any, stop: Any) -> None:
         """Feed the tracker the events logged after ``stop`` up to ``node``, oldest first."""
         fresh = []
+        handled = False
         while node is not stop and node is not None:
             fresh.append(node[1])
+            handled = handled or type(node[1]) in _HANDLERS
             node = node[0]
         tracker = self.tracker
+        if not handled:  # draws: only a pending meld to settle
+            if tracker._pending is not None:
+                tracker.settle()
+            return
         for event in reversed(fresh):
             handler = _HANDLERS.get(type(event))
             if handler is not None:

@@ -191,19 +191,23 @@ def _view_block(row: list[dict[str, Any]]) -> list[int]:
     return nat + wild + [natural, mixed, black3]
 
 
+# Byte maps: a count to 1 when it makes a canasta (7 cards or more), and when it is not 0.
+_CANASTA = bytes(int(i >= 7) for i in range(256))
+_SOME = bytes(int(i > 0) for i in range(256))
+
+
 def _state_block(info: RowInfo, row: tuple[MeldState | None, ...]) -> bytes:
-    """The same from the engine's summary of the row (``RowInfo``)."""
+    """The same from the engine's summary of the row (``RowInfo``).  The canastas are
+    counted a byte per rank: ranks of 7 cards or more, and of those the ones with a wild
+    card (mixed), as bits of two integers (this runs whenever a row changes)."""
+    wild = bytes(info.wild)
     natural = mixed = 0
     if info.canastas:
-        for t, w in zip(info.tot, info.wild, strict=True):
-            if t >= 7:
-                if w:
-                    mixed += 1
-                else:
-                    natural += 1
+        done = _from_bytes(bytes(info.tot).translate(_CANASTA), "little")
+        mixed = (done & _from_bytes(wild.translate(_SOME), "little")).bit_count()
+        natural = done.bit_count() - mixed
     b3 = row[BLACK3]
-    return bytes(info.nat) + bytes(info.wild) + bytes(
-        (natural, mixed, len(b3.cards) if b3 else 0))
+    return b"".join((bytes(info.nat), wild, bytes((natural, mixed, len(b3.cards) if b3 else 0))))
 
 
 def _sizes_getter(order: tuple[int, ...]) -> Callable[[tuple[Any, ...]], bytes]:
@@ -231,7 +235,7 @@ class _Stage:
     scores and minimums when they do not fit a byte."""
 
     __slots__ = ("array", "view", "key", "tracker", "gen", "head", "sizes", "rot_sides",
-                 "red3", "minfo", "team", "lone", "rows", "scores", "fix")
+                 "red3", "minfo", "team", "lone", "rows", "unmelded", "scores", "fix")
 
     def __init__(self, size: int, sides: int, key: int, head: dict[int, tuple[bytes, ...]],
                  sizes: Callable[[tuple[Any, ...]], bytes],
@@ -247,6 +251,7 @@ class _Stage:
         self.team: Any = None
         self.lone: int | None = None
         self.rows: list[_Block | None] = [None] * sides
+        self.unmelded = True
         self.scores: Any = None
         self.fix: Any = None
 
@@ -328,12 +333,10 @@ class Encoder:
             self._write_rows(stage, state, seat)
         if state.red3 is not stage.red3 or state.scores is not stage.scores:
             self._write_points(stage, state, seat)
-        pile, frozen = state.pile, state.pile_frozen
-        unmelded = not minfo[team[seat]].melded
+        pile = state.pile
         piles = self._piles
-        if (piles is None or piles[0] is not pile or piles[1] != frozen
-                or piles[2] != unmelded):
-            piles = self._piles_of(pile, frozen, unmelded)
+        if piles is None or piles[0] is not pile or piles[1] != state.pile_frozen:
+            piles = self._piles_of(pile, state.pile_frozen)
         perm = state.permission
         opening = state.opening_total
         hand = bytes(state.hc[seat])
@@ -342,7 +345,7 @@ class Encoder:
         # cards are each hidden or known to be in its hand), so nothing carries or borrows.
         stage.view[:self._table_at] = b"".join((
             stage.head[id(state.phase)][state.turn_seat], hand, stage.sizes(state.hands),
-            piles[3], tracker.pile_counts,
+            piles[2] if stage.unmelded else piles[3], tracker.pile_counts,
             bytes((len(state.stock), state.took_pile, state.asked, perm is True,
                    perm is False, opening if 0 <= opening < 256 else 0)),
             (_from_bytes(tracker.hidden, "little") + tracker.known_ints[seat]
@@ -390,6 +393,7 @@ class Encoder:
             else:
                 view[self._flags_at:self._melds_at] = bytes(map(_MELDED, rot_sides(minfo)))
         stage.minfo, stage.team, stage.lone = minfo, team, state.lone
+        stage.unmelded = not minfo[team[seat]].melded
 
     def _write_points(self, stage: _Stage, state: GameState, seat: int) -> None:
         """Red threes, scores and minimums into ``stage``, from the parts kept for its
@@ -405,13 +409,14 @@ class Encoder:
         stage.view[self._scores_at:self._facts_at] = points[1]
         stage.red3, stage.scores, stage.fix = state.red3, state.scores, points[2]
 
-    def _piles_of(self, pile: tuple[int, ...], frozen: bool,
-                  unmelded: bool) -> tuple[Any, ...]:
-        """pile_top to pile_stopped, kept for the next call with the same pile (the pile's
-        counts come from the tracker)."""
+    def _piles_of(self, pile: tuple[int, ...], frozen: bool) -> tuple[Any, ...]:
+        """pile_top to pile_stopped, for a seat whose side has not melded and for one whose
+        side has, kept for the next call with the same pile (the pile's counts come from
+        the tracker)."""
         top = KIND_OF[pile[-1]] if pile else None
-        piles = self._piles = (pile, frozen, unmelded, _TOP_BYTES[top] + bytes(
-            (len(pile), frozen, frozen or unmelded, top in _STOPS)))
+        head, stopped = _TOP_BYTES[top] + bytes((len(pile), frozen)), top in _STOPS
+        piles = self._piles = (pile, frozen, head + bytes((1, stopped)),
+                               head + bytes((frozen, stopped)))
         return piles
 
     def _stage(self, seat: int) -> _Stage:
