@@ -121,6 +121,9 @@ def test_max_cycles_truncates_everyone_and_bad_arguments_are_refused() -> None:
     assert all(truncs.values()) and not any(terms.values()) and par.agents == []
     with pytest.raises(RuntimeError, match="reset"):
         par.step({})
+    par.reset(seed=1)
+    with pytest.raises(TypeError, match="dict of agent to action"):
+        par.step([0, 1])
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ValueError, match="max_cycles"):
             parallel_env("classic", max_cycles=bad)

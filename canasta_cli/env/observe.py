@@ -231,8 +231,8 @@ class _Stage:
     array and a memoryview to write it).  Its head (phase to unseen) is rewritten at every
     call; its table (red threes to minimums) stays until a state field it was read from is
     replaced, so the stage keeps those (it holds them, so identity cannot be fooled by a
-    reused id), and its facts (known, discards) until the tracker's ``gen`` moves.  ``fix`` is the float32
-    scores and minimums when they do not fit a byte."""
+    reused id), and its facts (known, discards) until the tracker's ``gen`` moves.  ``fix``
+    is the float32 scores and minimums when they do not fit a byte."""
 
     __slots__ = ("array", "view", "key", "tracker", "gen", "head", "sizes", "rot_sides",
                  "red3", "minfo", "team", "lone", "rows", "unmelded", "scores", "fix")

@@ -81,6 +81,9 @@ class CanastaParallelEnv(ParallelEnv):  # type: ignore[misc]
         ``IllegalActionError`` and the step does nothing."""
         if not self.agents:
             raise RuntimeError("every agent is done: call reset() to start a new game")
+        if not isinstance(actions, dict):
+            raise TypeError(f"actions must be a dict of agent to action, not"
+                            f" {type(actions).__name__}")
         game = self.game
         mover = game.agent_selection
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
