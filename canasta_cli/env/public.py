@@ -113,9 +113,12 @@ class PublicTracker:
         return bytes(self.rel[seat])
 
     # The facts, one method per kind of public event -------------------------------------
+    # (cards are ids of any deck, or faces: kinds and faces are read from either)
 
-    def _forget(self, seat: int, face: int) -> None:
+    def _forget(self, seat: int, card: int) -> None:
+        """``card`` (an id of any deck: known cards go by face) left ``seat``'s hand."""
         faces = self.known_faces[seat]
+        face = card % CARDS_PER_DECK
         n = faces.get(face) if faces else None
         if n:
             if n == 1:
@@ -135,8 +138,9 @@ class PublicTracker:
         pending = self._pending
         if pending is not None:
             self._pending = None
-            for f in pending[1]:
-                self._forget(pending[0], f)
+            if self.known_faces[pending[0]]:
+                for f in pending[1]:
+                    self._forget(pending[0], f)
             self._on_table(pending[1])
 
     def _on_table(self, faces: tuple[int, ...]) -> None:
@@ -182,15 +186,17 @@ class PublicTracker:
             kind = self.pile.pop()
             self.pile_counts[kind] -= 1
             self.hidden[kind] += 1  # out of the pile, onto the table just below
-        for f in faces:
-            self._forget(seat, f)
+        if self.known_faces[seat]:
+            for f in faces:
+                self._forget(seat, f)
         self._on_table((top, *faces))
 
     def picked_up(self, seat: int, faces: tuple[int, ...]) -> None:
         self._flush()
         known, at, counts = self.known_faces[seat], seat * N_KINDS, self.known
         for f in faces:
-            known[f] = known.get(f, 0) + 1
+            face = f % CARDS_PER_DECK
+            known[face] = known.get(face, 0) + 1
             counts[at + KIND_OF[f]] += 1
         mine = counts[at:at + N_KINDS]
         self.known_ints[seat] = int.from_bytes(mine, "little")
@@ -257,7 +263,6 @@ class PublicTracker:
             self._flush()
 
 
-_D = CARDS_PER_DECK
 
 
 @lru_cache(maxsize=8)
@@ -268,14 +273,15 @@ def _pack(decks: int) -> bytes:
         pack[KIND_OF[c]] += 1
     return bytes(pack)
 
+# Engine events carry card ids of every deck: the tracker reads kinds and faces of those
+# (``KIND_OF`` covers every id; a known card is matched by face).
 _HANDLERS: dict[type, Callable[[PublicTracker, Any], None]] = {
-    ev.Discarded: lambda t, e: t.discard(e.seat, e.card % _D),
-    ev.Melded: lambda t, e: t.meld(e.seat, tuple(c % _D for c in e.cards)),
-    ev.Added: lambda t, e: t.added(e.seat, e.card % _D),
-    ev.PileTaken: lambda t, e: t.took_pile(e.seat, e.top % _D,
-                                           tuple(c % _D for c in e.with_cards)),
-    ev.PilePickedUp: lambda t, e: t.picked_up(e.seat, tuple(c % _D for c in e.cards)),
-    ev.RedThreeLaid: lambda t, e: t.red_three(e.seat, e.card % _D, e.source == "pile"),
-    ev.UpcardTurned: lambda t, e: t.upcard(e.card % _D),
+    ev.Discarded: lambda t, e: t.discard(e.seat, e.card),
+    ev.Melded: lambda t, e: t.meld(e.seat, tuple(e.cards)),
+    ev.Added: lambda t, e: t.added(e.seat, e.card),
+    ev.PileTaken: lambda t, e: t.took_pile(e.seat, e.top, tuple(e.with_cards)),
+    ev.PilePickedUp: lambda t, e: t.picked_up(e.seat, tuple(e.cards)),
+    ev.RedThreeLaid: lambda t, e: t.red_three(e.seat, e.card, e.source == "pile"),
+    ev.UpcardTurned: lambda t, e: t.upcard(e.card),
     ev.HandStarted: lambda t, e: t.reset(),
 }
