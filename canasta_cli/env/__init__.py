@@ -1,5 +1,6 @@
-"""Canasta for machine learning: a PettingZoo environment, an OpenSpiel game, and a way
-back from a trained policy to a protocol bot (docs/ML.md).
+"""Canasta for machine learning: a PettingZoo environment (``aec_env``, and ``parallel_env``
+behind the parallel API), an OpenSpiel game, and a way back from a trained policy to a
+protocol bot (docs/ML.md).
 
 ``pip install 'canasta[rl]'`` brings what ``aec_env`` needs (pettingzoo, gymnasium, numpy);
 ``as_player`` and the action table need numpy only.  Importing this package needs neither:
