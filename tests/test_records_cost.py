@@ -37,3 +37,17 @@ def test_the_bench_prints_interleaved_runs_memory_and_load() -> None:
     assert all("peak memory" in x and "load" in x for x in runs)
     assert "largest record 0.0 KiB" in runs[1] and "largest record 0.0 KiB" not in runs[0]
     assert "with/without: time ratio median" in done.stdout and "over 2 rounds" in done.stdout
+
+
+def test_the_ladder_bench_times_four_arms_and_says_what_the_ladder_adds() -> None:
+    done = subprocess.run([CANASTA, "bench", "ladder", "--bot", "builtin:random", "--games",
+                           "2", "--rounds", "2"], capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    rounds = [x for x in done.stdout.splitlines() if x.startswith("round ")]
+    assert len(rounds) == 2
+    for line in rounds:
+        for arm in ("ladder ", "ladder's games ", "tournament ", "tournament's games "):
+            assert arm in line
+        assert "load " in line
+    assert "a ladder run of 2 games adds" in done.stdout and "median of 2" in done.stdout
