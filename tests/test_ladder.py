@@ -21,9 +21,9 @@ FIRST = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'crashy.py'} nth 1000000" 
 RULES = ["--rules", "two-player", "--set", "max_hands=1"]
 
 
-def ladder(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def ladder(db: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([CANASTA, "ladder", *args, "--db", str(db)], capture_output=True,
-                          text=True, timeout=600, check=False)
+                          text=True, timeout=600, check=False, cwd=cwd)
 
 
 def setup(db: Path) -> None:
@@ -141,7 +141,8 @@ def test_failed_games_are_kept_bounded_with_record_stderr_and_replay(tmp_path: P
     db = tmp_path / "l.sqlite"
     assert ladder(db, "add", "crashy@1", SOMETIMES).returncode == 0
     assert ladder(db, "add", "greedy", "builtin:greedy").returncode == 0
-    done = ladder(db, "run", "--games", "4", *RULES, "--seed", "4", "--keep-failures", "3")
+    done = ladder(db, "run", "--games", "4", *RULES, "--seed", "4", "--keep-failures", "3",
+                  cwd=tmp_path)  # the replay commands play there
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(db) as con:
         failed = sum(n for (n,) in con.execute("SELECT failed FROM deals"))
@@ -163,6 +164,7 @@ def test_failed_games_are_kept_bounded_with_record_stderr_and_replay(tmp_path: P
     # The replayed game is the kept one, line for line (its seats named as on the ladder).
     record = next(out.glob("ladder-failure-*.jsonl"))
     folder = Path(replay.split(" && ", 1)[0][3:]) / replay.rsplit(" ", 1)[1]
+    assert folder.parent == tmp_path
     replayed = next(folder.glob("game-*.jsonl"))
     assert record.read_text().splitlines()[:-1] == replayed.read_text().splitlines()[:-1]
     ask = next(x for x in text.splitlines() if "canasta bot ask" in x).split("again: ", 1)[1]
