@@ -18,7 +18,7 @@ from canasta_cli.core import PRESETS, GameState, apply, legal_moves, new_game
 from canasta_cli.players import PLAYERS
 from canasta_cli.players import search as search_mod
 from canasta_cli.players.inference import infer_factors
-from canasta_cli.players.search import SearchPlayer
+from canasta_cli.players.search import Clock, SearchPlayer
 from canasta_cli.protocol.messages import act_message, encode, game_start_message
 from canasta_cli.referee import Referee
 from canasta_cli.seats import builtin_seat
@@ -90,15 +90,50 @@ def test_the_budget_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     samples = []
     for limit, allowed in ((0.100, 1000), (0.040, 50)):  # 80% of the referee's 50 ms
         reads.clear()
+        player.reserve = 0.0
         player.rank(act_message(1, 1, st, legal_moves(st), allowed, 0))
         deadline = reads[0] + limit
-        # it stops at the read one step (10 µs) before the deadline, and reads no more
-        assert deadline - 0.000025 <= reads[-1] < deadline
+        # it stops at the read 1% of the time before the deadline, and reads no more but once
+        # to learn how late the answer was (not late: nothing more kept back)
+        margin = limit / 100
+        assert deadline - margin - 0.000001 <= reads[-2] < deadline - margin + 0.000011
+        assert player.reserve == 0.0
         assert player.evidence is not None
         deals = player.evidence.deals
         assert deals >= 1 and max(len(v) for v in player.evidence.values) == deals
         samples.append(deals)
     assert samples[1] < samples[0]
+
+
+def test_a_late_answer_makes_the_next_decision_stop_earlier(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """A pause after the last read (a busy machine) made the answer late: the player keeps
+    that much time back (and a millisecond) at its next deadline, and gives it back slowly
+    when it answers early; a fake clock moving 10 µs a read makes the counts exact."""
+    now = [0.0]
+
+    def tick() -> float:
+        now[0] += 0.00001
+        return now[0]
+
+    monkeypatch.setattr(time, "monotonic", tick)
+    clock = Clock(0.1)
+    while not clock.passed():
+        pass
+    player = SearchPlayer(seed=1, budget_ms=100)
+    now[0] = clock.deadline + 0.02  # 20 ms late
+    player._learn(clock)
+    assert 0.021 <= player.reserve < 0.0211
+    rules = PRESETS["two-player"].with_options(max_hands=1)
+    st = apply(new_game(rules, seed=2), "draw")
+    _player_after(st, st.actor, player)
+    start = now[0]
+    player.rank(act_message(1, 1, st, legal_moves(st), 1000, 0))
+    # the stop came about 21 ms early (after reading the clock once at the start) ...
+    stop = now[0] - 0.00001 - start
+    assert 0.079 <= stop < 0.07903
+    # ... so early that 5% of the time left over is given back
+    assert 0.0199 < player.reserve < 0.0200
 
 
 def test_a_fixed_deal_budget_ignores_the_clock_and_repeats(monkeypatch: pytest.MonkeyPatch
@@ -288,18 +323,23 @@ def test_the_inference_deals_only_consistent_hands_and_favours_the_truth() -> No
 
 
 def test_search_budgets_parse_from_every_name() -> None:
-    """builtin:search:deals=N (and hard:...), ms, horizon and infer; clear errors otherwise."""
-    from canasta_cli.players import HARD_DEALS
-    p = PLAYERS["search"](1, "deals=30,horizon=0,infer=1")
+    """builtin:search:deals=N (and hard:...), ms, horizon, infer and alpha; clear errors
+    otherwise."""
+    from canasta_cli.players import HARD_DEALS, HARD_HORIZON
+    p = PLAYERS["search"](1, "deals=30,horizon=0,infer=1,alpha=50")
     assert isinstance(p, SearchPlayer)
-    assert (p.simulations, p.horizon, p.infer) == (30, 0, True)
+    assert (p.simulations, p.horizon, p.infer, p.alpha) == (30, 0, True, 0.5)
     hard = PLAYERS["hard"](1, "")
-    assert isinstance(hard, SearchPlayer) and hard.simulations == HARD_DEALS
-    timed = PLAYERS["hard"](1, "250")
+    assert isinstance(hard, SearchPlayer)
+    assert (hard.simulations, hard.horizon) == (HARD_DEALS, HARD_HORIZON)
+    timed = PLAYERS["hard"](1, "400")  # the old 'hard': 400 ms, 8 turns
     assert isinstance(timed, SearchPlayer)
-    assert (timed.simulations, timed.budget_ms) == (None, 250.0)
+    assert (timed.simulations, timed.budget_ms, timed.horizon) == (None, 400.0, 8)
+    fewer = PLAYERS["hard"](1, "deals=48,horizon=8")
+    assert isinstance(fewer, SearchPlayer) and (fewer.simulations, fewer.horizon) == (48, 8)
     assert builtin_seat("builtin:search:deals=5").name == "builtin:search:deals=5"
-    for bad in ("deals=0", "deals=x", "speed=3", "deals=3,deals=4", "infer=2"):
+    for bad in ("deals=0", "deals=x", "speed=3", "deals=3,deals=4", "infer=2",
+                "alpha=0", "alpha=101"):
         with pytest.raises(ValueError, match="builtin:search"):
             builtin_seat(f"builtin:search:{bad}")
     with pytest.raises(ValueError, match="takes no argument"):
@@ -361,3 +401,12 @@ def test_bench_levels_and_inference_print_their_figures() -> None:
     assert inf.exit_code == 0, inf.output
     for name in ("uniform (exact)", "uniform deals", "inferred deals"):
         assert f"{name}" in inf.output and "log-likelihood per card" in inf.output
+
+
+def test_the_selection_test_and_its_level() -> None:
+    """A paired mean above zero by a standard error passes at 20% over two moves, not over
+    eleven (Bonferroni); at alpha 1 (alpha=100) any mean above zero passes."""
+    from canasta_cli.players.evidence import clearly_better
+    diffs = [10.0, -5.0, 20.0, 0.0, 8.0, -2.0, 15.0, 1.0]  # mean 5.9, s.e. 3.0
+    assert clearly_better(diffs, 2, 0.2) and not clearly_better(diffs, 11, 0.2)
+    assert clearly_better([1.0, -0.5], 11, 1.0) and not clearly_better([-1.0, 0.5], 2, 1.0)

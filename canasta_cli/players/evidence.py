@@ -37,8 +37,11 @@ def count(xs: list[float]) -> int:
 
 
 def clearly_better(diffs: list[float], moves: int, alpha: float) -> bool:
-    """Does the mean paired difference beat zero at one-sided level ``alpha / (moves - 1)``?"""
+    """Does the mean paired difference beat zero at one-sided level ``alpha / (moves - 1)``?
+    (``alpha`` 1: no test, any mean above zero.)"""
     n = len(diffs)
+    if alpha >= 1:
+        return n > 0 and sum(diffs) > 0
     if n < 3:
         return False
     m = sum(diffs) / n

@@ -186,18 +186,23 @@ def rollout(st: GameState, me: int, rng: random.Random, turns: int) -> float:
 class Clock:
     """The decision's deadline, read before every move: it counts as passed one step early,
     a step being the longest gap seen between two reads (a move's work, or a pause when the
-    machine is busy), so that the answer goes out close to the deadline, not a step after."""
+    machine is busy), the player's learned ``reserve`` or 1% of the time allowed, whichever
+    is longest, so that the answer goes out close to the deadline, not a step after."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, reserve: float = 0.0) -> None:
         self.deadline = deadline
-        self.last = time.monotonic()
+        self.start = self.last = time.monotonic()
         self.step = 0.0
+        self.reserve = max(reserve, 0.01 * (deadline - self.start))
+        self.stopped = False  # a read said the deadline had (nearly) passed
 
     def passed(self) -> bool:
         now = time.monotonic()
         self.step = max(self.step, now - self.last)
         self.last = now
-        return now + self.step >= self.deadline
+        if now + max(self.step, self.reserve) >= self.deadline:
+            self.stopped = True
+        return self.stopped
 
 
 def rollout_to(st: GameState, me: int, rng: random.Random, turns: int,
@@ -254,6 +259,7 @@ class SearchPlayer:
         self.last: list[Ranked] = []
         self.evidence: Evidence | None = None  # the last decision's deals, for 'hint'
         self.cut_short = 0  # fixed-deal decisions stopped by the referee's time limit
+        self.reserve = 0.0  # seconds kept back at the deadline, learned from late answers
 
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         kind = msg.get("type")
@@ -278,7 +284,21 @@ class SearchPlayer:
         limit = 0.8 * float(msg.get("deadline_ms", 1e9))
         if self.simulations is None:
             limit = min(self.budget_ms, limit)
-        return Clock(time.monotonic() + limit / 1000.0)
+        return Clock(time.monotonic() + limit / 1000.0, self.reserve)
+
+    def _learn(self, clock: Clock) -> None:
+        """After a decision the clock stopped: keep back more time when the answer came after
+        the deadline (a pause after the last read, on a busy machine: by how late it was and
+        a millisecond), and slowly less when it came early, never more than a quarter of the
+        time allowed."""
+        if not clock.stopped:
+            return
+        late = time.monotonic() - clock.deadline
+        cap = max(0.0, 0.25 * (clock.deadline - clock.start))
+        if late > 0:
+            self.reserve = min(cap, self.reserve + late + 0.001)
+        else:
+            self.reserve = max(0.0, self.reserve + 0.05 * late)
 
     def rank(self, msg: dict[str, Any]) -> list[Ranked]:
         """Every listed move with its estimate, best first."""
@@ -361,6 +381,7 @@ class SearchPlayer:
                                            r.index))
         self.evidence = Evidence(texts, values, outcomes, default, rounds, me)
         self.last = ranked
+        self._learn(deadline)
         return ranked
 
 
