@@ -38,6 +38,13 @@ def _started(path: Path) -> float:
     return path.stat().st_mtime
 
 
+def _changed(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def summary(path: Path) -> SavedGame:
     """One save, read whole (a torn last line is left out); a RecordError if it is no
     record at all."""
@@ -74,7 +81,9 @@ def saved_games(directory: Path) -> tuple[list[SavedGame], list[str]]:
             games.append(summary(path))
         except (RecordError, OSError, ValueError, TypeError, KeyError) as exc:
             problems.append(f"{path.name}: {exc}"[:200])
-    games.sort(key=lambda g: (g.started, g.path.name), reverse=True)
+    # A name tells the second a game started; two started in one second go by their files'
+    # last change (the random part of the name would order them by chance).
+    games.sort(key=lambda g: (g.started, _changed(g.path), g.path.name), reverse=True)
     return games, problems
 
 

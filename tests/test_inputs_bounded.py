@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from typer.testing import CliRunner
 
+from canasta_cli.cli import app
 from canasta_cli.commands import bounds as limits
 from canasta_cli.safetext import csv_text, visible
 from canasta_cli.seats.leftovers import pid_alive, run_dir, sweep_stale
@@ -36,6 +38,18 @@ def canasta(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
                           check=False, cwd=cwd, stdin=subprocess.DEVNULL)
     assert "Traceback" not in done.stdout + done.stderr, done.stderr
     return done
+
+
+def canasta_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """The same command run in this process by Typer's test runner.  For a flag refused
+    before anything starts, the process adds nothing to what is checked (the same status and
+    the same text on each stream: ``test_a_refused_flag_is_refused_the_same_in_a_process``)
+    and costs a Python start each."""
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)  # what the command would have shown as a traceback
+    return subprocess.CompletedProcess([CANASTA, *args], result.exit_code, result.stdout,
+                                       result.stderr)
 
 
 def one_error(done: subprocess.CompletedProcess[str], *words: str) -> str:
@@ -201,9 +215,20 @@ BOUNDS = [
 def test_each_flag_is_bounded(tmp_path: Path, args: tuple[str, ...], words: str) -> None:
     extra = ("--out", str(tmp_path / "out")) if args[0] == "tournament" else ()
     start = time.monotonic()
-    one_error(canasta(*args, *extra), words)
+    one_error(canasta_here(*args, *extra), words)
     assert time.monotonic() - start < HANG_GUARD
     assert not (tmp_path / "out").exists()  # refused before anything is made
+
+
+@pytest.mark.parametrize("case", [0, 8, 14], ids=["tournament", "match", "bot check"])
+def test_a_refused_flag_is_refused_the_same_in_a_process(tmp_path: Path, case: int) -> None:
+    args, words = BOUNDS[case]
+    extra = ("--out", str(tmp_path / "out")) if args[0] == "tournament" else ()
+    real = canasta(*args, *extra)
+    here = canasta_here(*args, *extra)
+    one_error(real, words)
+    assert (here.returncode, here.stdout, here.stderr) == \
+        (real.returncode, real.stdout, real.stderr)
 
 
 def test_concurrency_cap_is_what_the_machine_runs() -> None:

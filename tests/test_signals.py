@@ -69,19 +69,28 @@ def test_nothing_outlives_a_signalled_referee(tmp_path: Path, command: str,
                 "--seat", "builtin:random", "--games", "50", "--record", str(tmp_path / "rec")]
         wanted = 6  # two bots, each with two escaped children
     else:
+        # Short games (16 turns: each bot seat plays, is frozen and thawed): what is signalled
+        # is the processes, and a whole game to 5000 points (a minute at the slow bot's pace)
+        # proves nothing more.  Seven deals (14 games) are few enough that each worker is handed
+        # one game at a time (so the first deal's rows come after its two games, not after a
+        # batch) and many enough that games are still being played when the signal comes.
         argv = [CANASTA, "tournament", "--bot", f"a={bot}", "--bot", "b=builtin:random",
-                "--games", "50", "--concurrency", "2", "--out", str(tmp_path / "out")]
+                "--games", "7", "--concurrency", "2", "--set", "max_turns=16",
+                "--out", str(tmp_path / "out")]
         wanted = 12  # two workers, each with two bot processes (a side is two seats)
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL)
     try:
         _wait_for_pids(pidfile, wanted, proc)
         # A game under way, as the referee's own files tell (boxed bots cannot write): a move
-        # recorded in the match's first game, or the tournament's first game done (of 100).
+        # recorded in the match's first game, or the tournament's first deal done (of 7)
+        # and then both workers' bots of the games after it running (the finished game's bots
+        # are ended before its row is written, so these are the next games' bots).
         if command == "match":
             _wait_for(tmp_path / "rec" / "game-0001.jsonl", '"type":"move"', proc)
         else:
             _wait_for(tmp_path / "out" / "games.jsonl", "\n", proc)
+            _wait_for_pids(pidfile, wanted, proc)
         below = descendants(proc.pid)
         assert below
         proc.send_signal(sig)
