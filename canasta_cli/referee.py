@@ -48,6 +48,7 @@ from .protocol.replies import IllegalReply, ProtocolError, quote, read_reply
 from .protocol.statuses import SeatStatus
 from .records import RecordWriter, failure_line
 from .seats.base import Interrupted, Seat, SeatFailure
+from .seats.subprocess_seat import SubprocessSeat, hold_idle_bots
 
 FailurePolicy = Literal["default", "forfeit"]
 
@@ -328,6 +329,8 @@ class Referee:
                           wire_only=seat.wire_only, explains=seat.explains, caps=seat.caps)
         if not seat.timed:
             self._flush_others(actor)  # a person thinks for seconds: the bots catch up now
+        if not isinstance(seat, SubprocessSeat):
+            hold_idle_bots()  # a bot holds the others itself, once its request is written
         move: Move | None = None
         failure: tuple[str, str] | None = None
         retries = 0

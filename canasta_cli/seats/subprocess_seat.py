@@ -225,14 +225,16 @@ class SubprocessSeat(Seat):
         SeatFailure.  The bot runs only meanwhile, when it may not ponder."""
         if not self.alive:
             raise SeatFailure(self._dead_status, self._dead or "the bot is not running")
-        if self._group is not None:
-            self._group.thaw()
         try:
             return self._exchange(msg, timeout, answer)
         finally:
-            # Only where another bot could run meanwhile: freezing costs two writes a turn.
+            # Frozen only once another seat is asked (``hold_idle_bots``): the decisions of a
+            # turn then cost no freezer write, and the write overlaps the next bot's reading.
+            # Only where another bot could run meanwhile.
             if self._freeze and self._group is not None and self.alive and len(_GROUPED) > 1:
-                self._group.freeze()
+                _IDLE_BY_THREAD.bots[:] = [self]
+            elif self in _IDLE_BY_THREAD.bots:
+                _IDLE_BY_THREAD.bots.clear()
 
     def _exchange(self, msg: Message, timeout: float, answer: str) -> Message:
         """Lines that are not the answer are sorted out on the way."""
@@ -241,6 +243,10 @@ class SubprocessSeat(Seat):
         self._sort_waiting()  # lines read before this request were not answers to it
         self.send(msg)
         self._flush()
+        if self._group is not None:
+            # After the write: the thawed bot finds its request at once (one wake-up, not two).
+            self._group.thaw()
+        hold_idle_bots(keep=self)  # the bot that answered last: frozen while this one reads
         self._sorter.note_asked(rid)
         sent = time.monotonic()
         if self.spin and self.typical < self.spin and not self._out and self.alive:
@@ -494,6 +500,8 @@ class SubprocessSeat(Seat):
     def _release_group(self) -> None:
         """Kill whatever is still in the bot's control groups, then remove them."""
         _GROUPED.discard(self)
+        if self in _IDLE_BY_THREAD.bots:
+            _IDLE_BY_THREAD.bots.clear()
         if self._group is not None:
             self._group.kill()
             self._group.remove()
@@ -512,6 +520,27 @@ class SubprocessSeat(Seat):
 
 
 _GROUPED: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # bots with a group, this process
+
+
+class _Idle(threading.local):
+    """Per thread, as a referee runs on one: the bot that answered last, not yet frozen."""
+
+    def __init__(self) -> None:
+        self.bots: list[SubprocessSeat] = []  # at most one
+
+
+_IDLE_BY_THREAD = _Idle()
+
+
+def hold_idle_bots(keep: SubprocessSeat | None = None) -> None:
+    """Freeze the bot left running after its last answer (unless it is ``keep``, the bot now
+    asked): called as soon as another seat is asked, so that no idle bot takes CPU from the
+    one thinking.  A bot asked for several decisions in a row is not frozen in between."""
+    idle_bots = _IDLE_BY_THREAD.bots
+    if idle_bots and idle_bots[0] is not keep:
+        idle = idle_bots.pop()
+        if idle._group is not None and idle.alive:
+            idle._group.freeze()
 _SEATS: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # every bot this process started
 
 
