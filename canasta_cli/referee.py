@@ -44,7 +44,7 @@ from .protocol.messages import (
     hello_message,
     match_end_message,
 )
-from .protocol.replies import IllegalReply, ProtocolError, quote, read_reply
+from .protocol.replies import IllegalReply, ProtocolError, quote, read_ready, read_reply
 from .protocol.statuses import SeatStatus
 from .records import RecordWriter, failure_line
 from .seats.base import Interrupted, Seat, SeatFailure
@@ -185,12 +185,12 @@ class Referee:
                 continue  # kept alive from an earlier match (tournaments reuse bot processes)
             hello = hello_message(i, self.rules, self.time.to_json(), seat.name)
             try:
-                ready = seat.start(hello, self.time.startup_ms / 1000)
+                ready = read_ready(seat.start(hello, self.time.startup_ms / 1000))
                 spoken = ready.get("protocol", PROTOCOL)
                 if spoken not in PROTOCOLS:
                     raise SeatFailure(SeatStatus.PROTOCOL_ERROR, f"speaks {quote(str(spoken))}, not"
                                       f" {' or '.join(PROTOCOLS)}")
-                seat.protocol = str(spoken)
+                seat.protocol = spoken
                 seat.caps = granted(ready) if spoken == PROTOCOL_1_1 else frozenset()
                 seat.started = True
             except SeatFailure as f:

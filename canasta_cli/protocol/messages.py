@@ -32,6 +32,7 @@ from .types import (
     GameStartMessage,
     HelloMessage,
     MatchEndMessage,
+    ReadyMessage,
 )
 
 PROTOCOL = "canasta/1"
@@ -175,13 +176,10 @@ def match_end_message(seat: int, results: list[dict[str, Any]]) -> dict[str, Any
     return _plain(msg)
 
 
-def granted(ready: dict[str, Any]) -> frozenset[str]:
-    """The optional capabilities a canasta/1.1 ``ready`` asks for and the referee has; names it
-    does not know are ignored (a later referee may have them)."""
-    asked = ready.get("capabilities")
-    if not isinstance(asked, list):
-        return frozenset()
-    return frozenset(c for c in asked[:64] if isinstance(c, str) and c in OPTIONAL)
+def granted(ready: ReadyMessage) -> frozenset[str]:
+    """The optional capabilities a canasta/1.1 ``ready`` (checked by ``read_ready``) asks for
+    and the referee has; names it does not know are ignored (a later referee may have them)."""
+    return frozenset(c for c in ready.get("capabilities", ()) if c in OPTIONAL)
 
 
 def event_message(game: int, event: Event, seat: int) -> dict[str, Any]:
