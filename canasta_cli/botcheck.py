@@ -164,8 +164,8 @@ def _ask(seat: SubprocessSeat, game: int, state: GameState, timeout: float,
     moves = legal_moves(state)
     req = request if request is not None else game * 100
     msg = act_message(game, req, state, moves, int(timeout * 1000), 0, caps=seat.caps)
-    msg.update(extra or {})
-    reply = seat.request(msg, timeout)
+    reply = seat.request({**msg.message(), **extra}, timeout) if extra else \
+        seat.act(msg, timeout)
     return format_move(read_reply(reply, req, state, moves))
 
 

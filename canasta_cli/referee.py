@@ -325,8 +325,9 @@ class Referee:
         seat.last_request = req
         budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
         start = _monotonic()
-        msg: dict[str, Any] = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
-                          wire_only=seat.wire_only, explains=seat.explains, caps=seat.caps)
+        act = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
+                          explains=seat.explains, caps=seat.caps)
+        retry: dict[str, Any] | None = None  # the error message that asks again
         if not seat.timed:
             self._flush_others(actor)  # a person thinks for seconds: the bots catch up now
         if not isinstance(seat, SubprocessSeat):
@@ -345,7 +346,8 @@ class Referee:
                 failure = (SeatStatus.TIMEOUT, f"no legal move within {budget:.0f} ms")
                 break
             try:
-                reply = seat.request(msg, left / 1000)
+                reply = seat.act(act, left / 1000) if retry is None else \
+                    seat.request(retry, left / 1000)
                 move = read_reply(reply, req, state, moves)
                 continue
             except SeatFailure as f:
@@ -359,8 +361,8 @@ class Referee:
                 last_error = (SeatStatus.ILLEGAL_MOVE, str(exc))
             retries += 1
             self._note(record, actor, *last_error)
-            msg = error_message(req, last_error[0], last_error[1],
-                                retry=retries <= max_retries)
+            retry = error_message(req, last_error[0], last_error[1],
+                                  retry=retries <= max_retries)
         used = (_monotonic() - start) * 1000
         rep.time_ms += used
         over = used - self.time.decision_ms

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from canasta_cli.core import CLASSIC, preset
+from canasta_cli.protocol.messages import ActRequest
 from canasta_cli.referee import Referee, TimeControl
 from canasta_cli.seats import builtin_seat, cgroups
 from canasta_cli.seats.base import Message
@@ -168,8 +169,8 @@ class _Watching(SubprocessSeat):
     others: list[SubprocessSeat]
     seen: list[bool]
 
-    def request(self, msg: Message, timeout: float) -> Message:
-        reply = super().request(msg, timeout)
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        reply = super().act(request, timeout)
         self.seen.append(all(o._group is not None and o._group.frozen for o in self.others))
         return reply
 

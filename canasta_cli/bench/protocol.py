@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from ..core import CLASSIC
-from ..protocol.messages import encode
+from ..protocol.messages import ActRequest, encode
 from ..referee import Referee
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Message, Seat
@@ -77,10 +77,9 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     batches: list[tuple[int, bytes]] = []
 
     class Capturing(SubprocessSeat):
-        def request(self, msg: Message, timeout: float) -> Message:
-            if msg.get("type") == "act":
-                batches.append((int(msg["seat"]), bytes(self._out) + encode(msg)))
-            return super().request(msg, timeout)
+        def act(self, request: ActRequest, timeout: float) -> Message:
+            batches.append((request.seat, bytes(self._out) + encode(request)))
+            return super().act(request, timeout)
 
     rules = CLASSIC.with_options(max_hands=1)
     seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(4)]

@@ -25,7 +25,7 @@ from collections import deque
 from pathlib import Path
 from typing import IO
 
-from ..protocol.messages import encode
+from ..protocol.messages import ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from .base import Message, Seat, SeatFailure
 from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, containment, current, with_sandbox
@@ -86,8 +86,6 @@ class SubprocessSeat(Seat):
 
     Each line the bot writes is sorted when it is read (``sorting.ReplySorter``).
     """
-
-    wire_only = True
 
     def __init__(self, command: str | list[str], name: str | None = None,
                  stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
@@ -220,7 +218,10 @@ class SubprocessSeat(Seat):
     def request(self, msg: Message, timeout: float) -> Message:
         return self._await(msg, timeout, "move")
 
-    def _await(self, msg: Message, timeout: float, answer: str) -> Message:
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        return self._await(request, timeout, "move")  # only its bytes go down the pipe
+
+    def _await(self, msg: Asked, timeout: float, answer: str) -> Message:
         """Send ``msg`` and return the bot's answer (a message of type ``answer``), or raise
         SeatFailure.  The bot runs only meanwhile, when it may not ponder."""
         if not self.alive:
@@ -236,12 +237,12 @@ class SubprocessSeat(Seat):
             elif self in _IDLE_BY_THREAD.bots:
                 _IDLE_BY_THREAD.bots.clear()
 
-    def _exchange(self, msg: Message, timeout: float, answer: str) -> Message:
+    def _exchange(self, msg: Asked, timeout: float, answer: str) -> Message:
         """Lines that are not the answer are sorted out on the way."""
         deadline = time.monotonic() + max(0.0, timeout)
-        rid = msg.get("id")
+        rid = asked_id(msg)
         self._sort_waiting()  # lines read before this request were not answers to it
-        self.send(msg)
+        self._out += encode(msg)
         self._flush()
         if self._group is not None:
             # After the write: the thawed bot finds its request at once (one wake-up, not two).
