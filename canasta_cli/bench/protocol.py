@@ -40,6 +40,9 @@ class ProtocolBench:
     echo4_median_ms: float
     round_ratios: tuple[float, ...] = ()  # per round: referee median / echo median
     round_ratios4: tuple[float, ...] = ()  # the same against one echo process per seat
+    build_median_ms: float = 0.0  # making the request's bytes (the observation, the moves)
+    exchange_median_ms: float = 0.0  # from writing them to holding the bot's answer
+    rest_median_ms: float = 0.0  # the rest of the round trip: the referee's own bookkeeping
 
     @property
     def ratio(self) -> float:
@@ -75,11 +78,21 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     so on, so that machine drift touches both; the ratio is taken per round.  Then whole
     4-player games of subprocess bots against in-process random players."""
     batches: list[tuple[int, bytes]] = []
+    builds: list[float] = []
+    exchanges: list[float] = []
 
     class Capturing(SubprocessSeat):
         def act(self, request: ActRequest, timeout: float) -> Message:
-            batches.append((request.seat, bytes(self._out) + encode(request)))
-            return super().act(request, timeout)
+            t0 = time.perf_counter()
+            wire = encode(request)  # made here, kept in the request: the seat reuses it
+            t1 = time.perf_counter()
+            batches.append((request.seat, bytes(self._out) + wire))
+            t2 = time.perf_counter()
+            try:
+                return super().act(request, timeout)
+            finally:
+                builds.append((t1 - t0) * 1000)
+                exchanges.append((time.perf_counter() - t2) * 1000)
 
     rules = CLASSIC.with_options(max_hands=1)
     seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(4)]
@@ -91,13 +104,22 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     ratios: list[float] = []
     ratios4: list[float] = []
     sub_s = 0.0
+    all_builds: list[float] = []
+    all_exchanges: list[float] = []
+    rest: list[float] = []
     for g in range(games):
         batches.clear()
+        builds.clear()
+        exchanges.clear()
         before = len(ref.round_trips_ms)
         t0 = time.perf_counter()
         ref.play(g + 1, seed=seed + g)
         sub_s += time.perf_counter() - t0
         mine = ref.round_trips_ms[before:]
+        if len(mine) == len(builds):  # every decision answered: the parts pair up
+            rest += [t - b - x for t, b, x in zip(mine, builds, exchanges, strict=True)]
+        all_builds += builds
+        all_exchanges += exchanges
         echo = _echo_floor(list(batches), 1, spin_us)
         trips += mine
         floor += echo
@@ -114,7 +136,9 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     in_s = (time.perf_counter() - t0) / games
     return ProtocolBench(len(trips), _percentile(trips, 0.5), _percentile(trips, 0.9),
                          _percentile(floor, 0.5), _percentile(floor, 0.9), sub_s / games, in_s,
-                         games, _percentile(floor4, 0.5), tuple(ratios), tuple(ratios4))
+                         games, _percentile(floor4, 0.5), tuple(ratios), tuple(ratios4),
+                         _percentile(all_builds, 0.5), _percentile(all_exchanges, 0.5),
+                         _percentile(rest, 0.5))
 
 
 def _echo_floor(batches: list[tuple[int, bytes]], processes: int,
@@ -182,6 +206,10 @@ def bench_protocol_cmd(
     typer.echo(f"echo floor with one echo process per seat, as in a match: median"
                f" {b.echo4_median_ms:.3f} ms, ratio {b.ratio4:.2f}x"
                + (f" (min {r4[0]:.2f}, max {r4[-1]:.2f})" if r4 else ""))
+    typer.echo(f"where the round trip goes (medians): request bytes made {b.build_median_ms:.3f}"
+               f" ms, written -> answer read {b.exchange_median_ms:.3f} ms (the bot's wake-up"
+               f" and work, the freezer), the referee's rest {b.rest_median_ms:.3f} ms; the"
+               f" echo's written -> answer read {b.echo_median_ms:.3f} ms")
     typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
     typer.echo(f"one-hand 4-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
                f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")
