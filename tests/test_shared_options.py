@@ -22,6 +22,7 @@ from canasta_cli.commands.options import (
 COMMANDS = {  # command -> box options it leaves out
     ("play",): set(), ("match",): set(), ("tournament",): set(), ("serve",): set(),
     ("join",): {"ponder"}, ("ladder", "run"): {"ponder", "bot_writable"},
+    ("bot", "check"): {"ponder", "bot_writable"}, ("bot", "ask"): {"ponder", "bot_writable"},
 }
 
 
