@@ -112,14 +112,14 @@ class AskReferee(Referee):
         req = self._request
         seat.last_request = req
         msg = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
-                          wire_only=seat.wire_only, explains=seat.explains, caps=seat.caps)
+                          explains=seat.explains, caps=seat.caps)
         wire = encode(msg)
         budget = (self.time.decision_ms + self.time.bank_ms + self.time.margin_ms) / 1000
         start = time.monotonic()
         reply: Message | None = None
         failure = None
         try:
-            reply = seat.request(msg, budget)
+            reply = seat.act(msg, budget)
         except SeatFailure as f:
             failure = f"{f.status}: {f.reason}"
         ms = (time.monotonic() - start) * 1000

@@ -34,7 +34,7 @@ from .protocol.messages import (
     granted,
     hello_message,
 )
-from .protocol.replies import IllegalReply, ProtocolError, read_reply
+from .protocol.replies import IllegalReply, ProtocolError, read_ready, read_reply
 from .protocol.statuses import SeatStatus
 from .seats.base import SeatFailure
 from .seats.subprocess_seat import SubprocessSeat
@@ -115,8 +115,8 @@ def _run_checks(seat: SubprocessSeat, timeout: float) -> list[Check]:
 
     start = time.monotonic()
     try:
-        ready = seat.start(hello_message(0, CLASSIC, {"decision_ms": int(timeout * 1000),
-                                                      "bank_ms": 0}), timeout)
+        ready = read_ready(seat.start(hello_message(0, CLASSIC, {
+            "decision_ms": int(timeout * 1000), "bank_ms": 0}), timeout))
         spoken = ready.get("protocol", PROTOCOL)
         if spoken not in PROTOCOLS:
             raise SeatFailure(SeatStatus.PROTOCOL_ERROR, f"ready names protocol {spoken!r}; this"
@@ -164,8 +164,8 @@ def _ask(seat: SubprocessSeat, game: int, state: GameState, timeout: float,
     moves = legal_moves(state)
     req = request if request is not None else game * 100
     msg = act_message(game, req, state, moves, int(timeout * 1000), 0, caps=seat.caps)
-    msg.update(extra or {})
-    reply = seat.request(msg, timeout)
+    reply = seat.request({**msg.message(), **extra}, timeout) if extra else \
+        seat.act(msg, timeout)
     return format_move(read_reply(reply, req, state, moves))
 
 

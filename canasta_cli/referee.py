@@ -44,10 +44,11 @@ from .protocol.messages import (
     hello_message,
     match_end_message,
 )
-from .protocol.replies import IllegalReply, ProtocolError, quote, read_reply
+from .protocol.replies import IllegalReply, ProtocolError, quote, read_ready, read_reply
 from .protocol.statuses import SeatStatus
 from .records import RecordWriter, failure_line
 from .seats.base import Interrupted, Seat, SeatFailure
+from .seats.subprocess_seat import SubprocessSeat, hold_idle_bots
 
 FailurePolicy = Literal["default", "forfeit"]
 
@@ -184,12 +185,12 @@ class Referee:
                 continue  # kept alive from an earlier match (tournaments reuse bot processes)
             hello = hello_message(i, self.rules, self.time.to_json(), seat.name)
             try:
-                ready = seat.start(hello, self.time.startup_ms / 1000)
+                ready = read_ready(seat.start(hello, self.time.startup_ms / 1000))
                 spoken = ready.get("protocol", PROTOCOL)
                 if spoken not in PROTOCOLS:
                     raise SeatFailure(SeatStatus.PROTOCOL_ERROR, f"speaks {quote(str(spoken))}, not"
                                       f" {' or '.join(PROTOCOLS)}")
-                seat.protocol = str(spoken)
+                seat.protocol = spoken
                 seat.caps = granted(ready) if spoken == PROTOCOL_1_1 else frozenset()
                 seat.started = True
             except SeatFailure as f:
@@ -324,10 +325,13 @@ class Referee:
         seat.last_request = req
         budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
         start = _monotonic()
-        msg: dict[str, Any] = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
-                          wire_only=seat.wire_only, explains=seat.explains, caps=seat.caps)
+        act = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
+                          explains=seat.explains, caps=seat.caps)
+        retry: dict[str, Any] | None = None  # the error message that asks again
         if not seat.timed:
             self._flush_others(actor)  # a person thinks for seconds: the bots catch up now
+        if not isinstance(seat, SubprocessSeat):
+            hold_idle_bots()  # a bot holds the others itself, once its request is written
         move: Move | None = None
         failure: tuple[str, str] | None = None
         retries = 0
@@ -342,7 +346,8 @@ class Referee:
                 failure = (SeatStatus.TIMEOUT, f"no legal move within {budget:.0f} ms")
                 break
             try:
-                reply = seat.request(msg, left / 1000)
+                reply = seat.act(act, left / 1000) if retry is None else \
+                    seat.request(retry, left / 1000)
                 move = read_reply(reply, req, state, moves)
                 continue
             except SeatFailure as f:
@@ -356,8 +361,8 @@ class Referee:
                 last_error = (SeatStatus.ILLEGAL_MOVE, str(exc))
             retries += 1
             self._note(record, actor, *last_error)
-            msg = error_message(req, last_error[0], last_error[1],
-                                retry=retries <= max_retries)
+            retry = error_message(req, last_error[0], last_error[1],
+                                  retry=retries <= max_retries)
         used = (_monotonic() - start) * 1000
         rep.time_ms += used
         over = used - self.time.decision_ms

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from canasta_cli.core import CLASSIC, preset
+from canasta_cli.protocol.messages import ActRequest
 from canasta_cli.referee import Referee, TimeControl
 from canasta_cli.seats import builtin_seat, cgroups
 from canasta_cli.seats.base import Message
@@ -161,14 +162,17 @@ def _stale_groups() -> list[str]:
 
 
 class _Watching(SubprocessSeat):
-    """Notes, at each of its requests, whether every other bot is frozen."""
+    """Notes, at each of its answers, whether every other bot was frozen while it was asked
+    (an idle bot is frozen once this one's request is written, and stays so until it is
+    asked itself)."""
 
     others: list[SubprocessSeat]
     seen: list[bool]
 
-    def request(self, msg: Message, timeout: float) -> Message:
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        reply = super().act(request, timeout)
         self.seen.append(all(o._group is not None and o._group.frozen for o in self.others))
-        return super().request(msg, timeout)
+        return reply
 
 
 @needs_cgroups
@@ -186,6 +190,40 @@ def test_idle_bots_are_frozen_while_another_is_on_turn_unless_they_may_ponder() 
             ref.close()
         assert len(watcher.seen) > 5
         assert all(watcher.seen) if not ponder else not any(watcher.seen), (ponder, watcher.seen)
+
+
+@needs_cgroups
+def test_a_bot_is_frozen_once_per_change_of_turn_not_after_every_decision(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Freezing costs two writes: a bot asked several times in a row (draw, meld, discard)
+    stays thawed in between, and is frozen when another seat is asked."""
+    freezes: list[int] = []
+    real_freeze = cgroups.BotCgroup.freeze
+
+    def counting(group: cgroups.BotCgroup) -> None:
+        if not group.frozen:
+            freezes.append(1)
+        real_freeze(group)
+
+    monkeypatch.setattr(cgroups.BotCgroup, "freeze", counting)
+    policy = BoxPolicy()
+    seats = [SubprocessSeat([sys.executable, PRISONER, "none"], box=policy) for _ in range(2)]
+    actors: list[int] = []
+
+    class Noting(Referee):
+        def _decide(self, game: int, state: Any, moves: Any, record: Any) -> Any:
+            actors.append(state.actor)
+            return super()._decide(game, state, moves, record)
+
+    ref = Noting(seats, preset("two-player").with_options(max_hands=1), ROOMY)
+    try:
+        ref.play(1, seed=4)
+    finally:
+        ref.close()
+    switches = sum(a != b for a, b in zip(actors, actors[1:], strict=False))
+    assert switches > 5 and len(actors) > switches + 5  # turns have several decisions
+    # One freeze per change of turn, and one when the second bot's handshake holds the first.
+    assert switches <= len(freezes) <= switches + 1, (len(freezes), switches, len(actors))
 
 
 def _in_memory_cgroup(limit_mb: int, argv: list[str], tmp_path: Path

@@ -32,7 +32,7 @@ def _act() -> tuple[GameState, ActRequest, int]:
 
 def test_check_input_accepts_legal_moves_in_any_spelling() -> None:
     st, msg, top = _act()
-    legal = [m["text"] for m in msg["moves"]]
+    legal = [m["text"] for m in msg.moves()]
     discard = next(t for t in legal if t.startswith("discard"))
     assert check_input(discard.upper(), legal, top, msg.explain) == Choice(move=discard)
     assert check_input("  moves ", legal, top, msg.explain) == Choice(command="moves")
@@ -48,14 +48,14 @@ def test_check_input_accepts_legal_moves_in_any_spelling() -> None:
 ])
 def test_check_input_explains_what_is_wrong(text: str, message: str) -> None:
     st, msg, top = _act()
-    legal = [m["text"] for m in msg["moves"]]
+    legal = [m["text"] for m in msg.moves()]
     with pytest.raises(InputError, match=message):
         check_input(text, legal, top, msg.explain)
 
 
 def test_completer_offers_the_legal_moves_that_match() -> None:
     st, msg, top = _act()
-    legal = [m["text"] for m in msg["moves"]]
+    legal = [m["text"] for m in msg.moves()]
     comp = MoveCompleter(lambda: [*legal, "help", "moves"])
     got = [c.text for c in comp.get_completions(Document("disc"), CompleteEvent())]
     assert got == [t for t in legal if t.startswith("discard")] and got
@@ -64,7 +64,7 @@ def test_completer_offers_the_legal_moves_that_match() -> None:
 
 def test_prompt_refuses_an_illegal_move_then_takes_a_legal_one() -> None:
     st, msg, top = _act()
-    legal = [m["text"] for m in msg["moves"]]
+    legal = [m["text"] for m in msg.moves()]
     discard = next(t for t in legal if t.startswith("discard"))
     with create_pipe_input() as inp:
         # An illegal move (refused by the validator, the line stays), Ctrl-U clears it,
@@ -78,10 +78,10 @@ def test_prompt_refuses_an_illegal_move_then_takes_a_legal_one() -> None:
 
 def test_table_shows_hand_pile_melds_scores() -> None:
     st, msg, top = _act()
-    text = render_table(msg["observation"], [], ["you", "b", "c", "d"], Style(color=False))
+    text = render_table(msg.observation(), [], ["you", "b", "c", "d"], Style(color=False))
     assert "Your hand (12)" in text and "Stock" in text and "Pile 1 card" in text
     assert "needs 50 to meld" in text and "frozen for you" in text
-    ascii_text = render_table(msg["observation"], [], ["you", "b", "c", "d"],
+    ascii_text = render_table(msg.observation(), [], ["you", "b", "c", "d"],
                               Style(color=False, ascii=True))
     assert "\u2665" not in ascii_text and "\u2660" not in ascii_text
 
@@ -123,7 +123,7 @@ def test_resuming_a_finished_game_is_refused(tmp_path: Path) -> None:
 def test_score_command_lists_hands_and_totals() -> None:
     from canasta_cli.ui.render import render_scores
     st, msg, top = _act()
-    obs = msg["observation"]
+    obs = msg.observation()
     event = {"hand": 1, "scores": {"sides": [{"total": 640}, {"total": -35}]}}
     text = render_scores({**obs, "scores": [640, -35]}, [event], True)
     lines = text.splitlines()
@@ -139,7 +139,7 @@ def test_hot_seat_hand_over_clears_the_scrollback_too() -> None:
         term = Terminal(True, pt_input=inp, pt_output=DummyOutput(), out=out)
         term.clear()
     assert out.getvalue().startswith("\x1b[H\x1b[2J\x1b[3J")  # the screen, then saved lines
-    assert "Pile 1 card," in render_table(_act()[1]["observation"], [], ["a", "b", "c", "d"],
+    assert "Pile 1 card," in render_table(_act()[1].observation(), [], ["a", "b", "c", "d"],
                                           Style(color=False))
 
 
@@ -198,7 +198,7 @@ def _opening() -> tuple[GameState, ActRequest, int]:
 
 def test_a_line_of_several_moves_is_checked_whole() -> None:
     st, msg, top = _opening()
-    legal = [m["text"] for m in msg["moves"]]
+    legal = [m["text"] for m in msg.moves()]
     choice = check_input("meld K K K; meld A A A; discard 9", legal, top, msg.explain,
                          msg.sequence)
     assert choice == Choice(move="meld K K K", then=("meld A A A", "discard 9"))
@@ -217,7 +217,7 @@ def test_a_first_meld_line_short_of_the_minimum_says_its_total() -> None:
     st = new_game(CLASSIC, seed=1, decks=decks, dealer=3, scores=[3000, 0])
     st = apply(st, legal_moves(st)[0])  # draw; the minimum is 120
     msg = act_message(1, 1, st, legal_moves(st), 1000, 0, explains=True)
-    legal = [m["text"] for m in msg["moves"]]
+    legal = [m["text"] for m in msg.moves()]
     with pytest.raises(InputError, match=r"^nothing was played: the melds of this line total"
                        r" 90, short of your side's minimum of 120"):
         check_input("meld K K K; meld A A A; discard 9", legal, KIND_OF[st.pile[-1]],
@@ -302,9 +302,9 @@ def test_a_black_three_on_top_invites_no_take() -> None:
     st = new_game(CLASSIC, seed=1, decks=decks, dealer=3)
     st = apply(apply(st, parse_move("draw")), parse_move("discard 3"))
     msg = act_message(1, 1, st, legal_moves(st), 1000, 0, explains=True)
-    text = render_table(msg["observation"], [], ["a", "b", "c", "d"], Style(color=False))
+    text = render_table(msg.observation(), [], ["a", "b", "c", "d"], Style(color=False))
     assert "top 3\u2660 - a black three: nobody may take it this turn" in text
-    assert not any(m["text"].startswith("pile") for m in msg["moves"])
+    assert not any(m["text"].startswith("pile") for m in msg.moves())
 
 
 def test_seats_can_be_named() -> None:

@@ -8,6 +8,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from test_properties import _redeal
@@ -19,7 +20,7 @@ from canasta_cli.players import PLAYERS
 from canasta_cli.players import search as search_mod
 from canasta_cli.players.inference import infer_factors
 from canasta_cli.players.search import Clock, SearchPlayer
-from canasta_cli.protocol.messages import act_message, encode, game_start_message
+from canasta_cli.protocol.messages import ActRequest, act_message, encode, game_start_message
 from canasta_cli.referee import Referee
 from canasta_cli.seats import builtin_seat
 from canasta_cli.seats.policy import PolicySeat
@@ -27,6 +28,11 @@ from canasta_cli.seats.policy import PolicySeat
 runner = CliRunner()
 PY = sys.executable
 
+
+
+def _plain(request: ActRequest) -> dict[str, Any]:
+    """The request as the plain message a player reads."""
+    return cast(dict[str, Any], request.message())
 
 def _player_after(st: GameState, seat: int, player: SearchPlayer) -> None:
     player(game_start_message(1, seat, st.rules, ["x"] * st.rules.players))
@@ -53,9 +59,10 @@ def test_the_move_does_not_depend_on_the_hidden_cards(seed: int, infer: bool) ->
     for state in (st, other):
         player = SearchPlayer(seed=7, deals=6, infer=infer)
         _player_after(state, seat, player)
-        msg = act_message(1, 5, state, legal_moves(state), 1000, 0)
+        request = act_message(1, 5, state, legal_moves(state), 1000, 0)
+        msg = _plain(request)
         weights = infer_factors(player.history, msg["observation"], rules)
-        choices.append((encode(msg), player.choose(msg), [r.value for r in player.last],
+        choices.append((encode(request), player.choose(msg), [r.value for r in player.last],
                         weights))
     assert choices[0] == choices[1]
 
@@ -91,7 +98,7 @@ def test_the_budget_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     for limit, allowed in ((0.100, 1000), (0.040, 50)):  # 80% of the referee's 50 ms
         reads.clear()
         player.reserve = 0.0
-        player.rank(act_message(1, 1, st, legal_moves(st), allowed, 0))
+        player.rank(_plain(act_message(1, 1, st, legal_moves(st), allowed, 0)))
         deadline = reads[0] + limit
         # it stops at the read 1% of the time before the deadline, and reads no more but once
         # to learn how late the answer was (not late: nothing more kept back)
@@ -128,7 +135,7 @@ def test_a_late_answer_makes_the_next_decision_stop_earlier(monkeypatch: pytest.
     st = apply(new_game(rules, seed=2), "draw")
     _player_after(st, st.actor, player)
     start = now[0]
-    player.rank(act_message(1, 1, st, legal_moves(st), 1000, 0))
+    player.rank(_plain(act_message(1, 1, st, legal_moves(st), 1000, 0)))
     # the stop came about 21 ms early (after reading the clock once at the start) ...
     stop = now[0] - 0.00001 - start
     assert 0.079 <= stop < 0.07903
@@ -154,7 +161,7 @@ def test_a_fixed_deal_budget_ignores_the_clock_and_repeats(monkeypatch: pytest.M
         player = PLAYERS["hard"](3, "deals=12")
         assert isinstance(player, SearchPlayer)
         _player_after(st, st.actor, player)
-        ranked = player.rank(act_message(1, 1, st, legal_moves(st), 10**6, 0))
+        ranked = player.rank(_plain(act_message(1, 1, st, legal_moves(st), 10**6, 0)))
         assert player.evidence is not None and player.evidence.deals == 12
         results.append([(r.index, r.value, r.samples) for r in ranked])
     assert results[0] == results[1]
@@ -286,7 +293,7 @@ def _inference_rows(rules, games: int):  # type: ignore[no-untyped-def]
             if k % 3 == 0 and len(legal_moves(st)) > 1:
                 seat = st.actor
                 history = [e.view(seat) for e in st.events()]
-                yield st, seat, history, act_message(1, k, st, legal_moves(st), 1000, 0)
+                yield st, seat, history, _plain(act_message(1, k, st, legal_moves(st), 1000, 0))
             st = apply(st, search_mod.fast_policy(st, rng))
 
 

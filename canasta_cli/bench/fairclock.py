@@ -26,6 +26,7 @@ from typing import Annotated
 import typer
 
 from ..core import preset
+from ..protocol.messages import ActRequest
 from ..referee import Referee, TimeControl
 from ..seats import box
 from ..seats.base import Message
@@ -64,10 +65,10 @@ class _Timed(SubprocessSeat):
 
     times: list[float]
 
-    def request(self, msg: Message, timeout: float) -> Message:
+    def act(self, request: ActRequest, timeout: float) -> Message:
         t0 = time.perf_counter()
         try:
-            return super().request(msg, timeout)
+            return super().act(request, timeout)
         finally:
             self.times.append(time.perf_counter() - t0)
 

@@ -17,7 +17,7 @@ import os
 import random
 import statistics
 from collections import Counter
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 
@@ -110,7 +110,7 @@ def bench_inference_cmd(
             seen = len(events)
             moves = legal_moves(st)
             request += 1
-            msg = act_message(g + 1, request, st, moves, 1000, 0)
+            msg = cast(dict[str, Any], act_message(g + 1, request, st, moves, 1000, 0).message())
             seat = st.actor
             if len(moves) > 1 and request % every == 0:
                 rows.append(_loglik(st, seat, msg["observation"], histories[seat], r, deals,

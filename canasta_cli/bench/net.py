@@ -21,6 +21,7 @@ import typer
 from .example_bot import BotOpt, bench_bot
 
 if TYPE_CHECKING:
+    from ..protocol.messages import ActRequest
     from ..seats.base import Message, Seat
 
 
@@ -41,15 +42,15 @@ class NetBench:
 
 def _timing(seat: Seat, into: list[float]) -> None:
     """Time each of the seat's decisions (the referee's whole call, as a bot's clock runs)."""
-    ask = seat.request
+    ask = seat.act
 
-    def request(msg: Message, timeout: float) -> Message:
+    def act(request: ActRequest, timeout: float) -> Message:
         t0 = time.perf_counter()
         try:
-            return ask(msg, timeout)
+            return ask(request, timeout)
         finally:
             into.append((time.perf_counter() - t0) * 1000)
-    setattr(seat, "request", request)  # noqa: B010 - this instance only
+    setattr(seat, "act", act)  # noqa: B010 - this instance only
 
 
 def _direct(bot: str, seed: int) -> list[float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import statistics
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from typing import Annotated
 import typer
 
 from ..core import CLASSIC
-from ..protocol.messages import encode
+from ..protocol.messages import ActRequest, encode
 from ..referee import Referee
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Message, Seat
@@ -38,6 +39,10 @@ class ProtocolBench:
     games: int
     echo4_median_ms: float
     round_ratios: tuple[float, ...] = ()  # per round: referee median / echo median
+    round_ratios4: tuple[float, ...] = ()  # the same against one echo process per seat
+    build_median_ms: float = 0.0  # making the request's bytes (the observation, the moves)
+    exchange_median_ms: float = 0.0  # from writing them to holding the bot's answer
+    rest_median_ms: float = 0.0  # the rest of the round trip: the referee's own bookkeeping
 
     @property
     def ratio(self) -> float:
@@ -48,6 +53,8 @@ class ProtocolBench:
 
     @property
     def ratio4(self) -> float:
+        if self.round_ratios4:
+            return float(statistics.median(self.round_ratios4))
         return self.referee_median_ms / self.echo4_median_ms if self.echo4_median_ms else 0.0
 
     @property
@@ -71,12 +78,21 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     so on, so that machine drift touches both; the ratio is taken per round.  Then whole
     4-player games of subprocess bots against in-process random players."""
     batches: list[tuple[int, bytes]] = []
+    builds: list[float] = []
+    exchanges: list[float] = []
 
     class Capturing(SubprocessSeat):
-        def request(self, msg: Message, timeout: float) -> Message:
-            if msg.get("type") == "act":
-                batches.append((int(msg["seat"]), bytes(self._out) + encode(msg)))
-            return super().request(msg, timeout)
+        def act(self, request: ActRequest, timeout: float) -> Message:
+            t0 = time.perf_counter()
+            wire = encode(request)  # made here, kept in the request: the seat reuses it
+            t1 = time.perf_counter()
+            batches.append((request.seat, bytes(self._out) + wire))
+            t2 = time.perf_counter()
+            try:
+                return super().act(request, timeout)
+            finally:
+                builds.append((t1 - t0) * 1000)
+                exchanges.append((time.perf_counter() - t2) * 1000)
 
     rules = CLASSIC.with_options(max_hands=1)
     seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(4)]
@@ -86,20 +102,32 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     floor: list[float] = []
     floor4: list[float] = []
     ratios: list[float] = []
+    ratios4: list[float] = []
     sub_s = 0.0
+    all_builds: list[float] = []
+    all_exchanges: list[float] = []
+    rest: list[float] = []
     for g in range(games):
         batches.clear()
+        builds.clear()
+        exchanges.clear()
         before = len(ref.round_trips_ms)
         t0 = time.perf_counter()
         ref.play(g + 1, seed=seed + g)
         sub_s += time.perf_counter() - t0
         mine = ref.round_trips_ms[before:]
-        echo = _echo_floor(list(batches), 1)
+        if len(mine) == len(builds):  # every decision answered: the parts pair up
+            rest += [t - b - x for t, b, x in zip(mine, builds, exchanges, strict=True)]
+        all_builds += builds
+        all_exchanges += exchanges
+        echo = _echo_floor(list(batches), 1, spin_us)
         trips += mine
         floor += echo
-        floor4 += _echo_floor(list(batches), 4)
+        echo4 = _echo_floor(list(batches), 4, spin_us)
+        floor4 += echo4
         if echo and mine:
             ratios.append(statistics.median(mine) / statistics.median(echo))
+            ratios4.append(statistics.median(mine) / statistics.median(echo4))
     ref.close()
     inproc = Referee([builtin_seat("builtin:random", i) for i in range(4)], rules)
     t0 = time.perf_counter()
@@ -108,21 +136,40 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     in_s = (time.perf_counter() - t0) / games
     return ProtocolBench(len(trips), _percentile(trips, 0.5), _percentile(trips, 0.9),
                          _percentile(floor, 0.5), _percentile(floor, 0.9), sub_s / games, in_s,
-                         games, _percentile(floor4, 0.5), tuple(ratios))
+                         games, _percentile(floor4, 0.5), tuple(ratios), tuple(ratios4),
+                         _percentile(all_builds, 0.5), _percentile(all_exchanges, 0.5),
+                         _percentile(rest, 0.5))
 
 
-def _echo_floor(batches: list[tuple[int, bytes]], processes: int) -> list[float]:
+def _echo_floor(batches: list[tuple[int, bytes]], processes: int,
+                spin_us: int = 300) -> list[float]:
     """Round trips of the captured request batches through bare echo processes: one process
-    for all seats, or one per seat (as in a match, where each bot idles between its turns)."""
+    for all seats, or one per seat (as in a match, where each bot idles between its turns).
+    The answer is awaited as the referee awaits a bot's (``SubprocessSeat``): polled without
+    sleeping for ``spin_us``, then waited for in ``poll``, and read in one chunk."""
     echoes = [subprocess.Popen([sys.executable, "-c", ECHO_BOT], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, bufsize=0) for _ in range(processes)]
+    polls = []
+    for echo in echoes:
+        assert echo.stdout is not None
+        os.set_blocking(echo.stdout.fileno(), False)
+        p = select.poll()
+        p.register(echo.stdout.fileno(), select.POLLIN)
+        polls.append(p)
+    spin = spin_us / 1e6
     times: list[float] = []
     for seat, batch in batches:
-        echo = echoes[seat % processes]
+        echo, p = echoes[seat % processes], polls[seat % processes]
         assert echo.stdin and echo.stdout
+        out, got = echo.stdin.fileno(), b""
         t = time.perf_counter()
-        echo.stdin.write(batch)
-        echo.stdout.readline()
+        view = memoryview(batch)
+        while view:
+            view = view[os.write(out, view):]
+        while not got.endswith(b"\n"):
+            waited = time.perf_counter() - t
+            if p.poll(0 if waited < spin else 1000):
+                got += os.read(echo.stdout.fileno(), 1 << 16)
         times.append((time.perf_counter() - t) * 1000)
     for echo in echoes:
         assert echo.stdin
@@ -144,17 +191,25 @@ def bench_protocol_cmd(
         help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
 ) -> None:
     """Round trip per decision through a subprocess bot vs a bare JSON echo; game times."""
+    load_before = os.getloadavg()[0]
     b = bench_protocol(bench_bot(bot), games, seed, spin_us)
-    typer.echo(f"decisions measured: {b.decisions}")
+    load_after = os.getloadavg()[0]
+    typer.echo(f"decisions measured: {b.decisions} ({b.games} games, {os.cpu_count()} CPUs)")
     typer.echo(f"round trip, referee + bot:  median {b.referee_median_ms:.3f} ms"
                f"  p90 {b.referee_p90_ms:.3f} ms")
     typer.echo(f"bare JSON-line echo floor:  median {b.echo_median_ms:.3f} ms"
                f"  p90 {b.echo_p90_ms:.3f} ms")
     rs = sorted(b.round_ratios)
     typer.echo(f"ratio, median of {len(rs)} interleaved rounds (a game, then its echo):"
-               f" {b.ratio:.2f}x (min {rs[0]:.2f}, max {rs[-1]:.2f}); load average"
-               f" {os.getloadavg()[0]:.2f}")
+               f" {b.ratio:.2f}x (min {rs[0]:.2f}, max {rs[-1]:.2f})")
+    r4 = sorted(b.round_ratios4)
     typer.echo(f"echo floor with one echo process per seat, as in a match: median"
-               f" {b.echo4_median_ms:.3f} ms, ratio {b.ratio4:.2f}x")
+               f" {b.echo4_median_ms:.3f} ms, ratio {b.ratio4:.2f}x"
+               + (f" (min {r4[0]:.2f}, max {r4[-1]:.2f})" if r4 else ""))
+    typer.echo(f"where the round trip goes (medians): request bytes made {b.build_median_ms:.3f}"
+               f" ms, written -> answer read {b.exchange_median_ms:.3f} ms (the bot's wake-up"
+               f" and work, the freezer), the referee's rest {b.rest_median_ms:.3f} ms; the"
+               f" echo's written -> answer read {b.echo_median_ms:.3f} ms")
+    typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
     typer.echo(f"one-hand 4-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
                f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")

@@ -17,15 +17,7 @@ from ..players.stdio import run
 from ..safetext import visible
 from . import bounds
 from .exitcodes import SEAT_FAILED, plural
-from .options import (
-    BotDiskOpt,
-    BotMemoryOpt,
-    BotProcsOpt,
-    SandboxOpt,
-    UnboxedOpt,
-    fail,
-    setup_box,
-)
+from .options import DEFAULT_BOX, BoxOptions, box_options, fail
 
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -36,13 +28,12 @@ def register(app: typer.Typer) -> None:
 
 
 @bot_app.command("check")
+@box_options(ponder=False, writable=False)
 def bot_check(command: Annotated[str | None, typer.Argument(
                   help="The bot's command line (default: the example bot, random_bot.py, with"
                   " this Python).")] = None,
               timeout_ms: Annotated[int, typer.Option(help="Time allowed per answer.")] = 5000,
-              sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
-              bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
-              bot_disk: BotDiskOpt = 64,
+              box: BoxOptions = DEFAULT_BOX,
               games: Annotated[int, typer.Option(
                   help="Also play this many one-hand games per ruleset against built-in"
                   " players, the bot in every seat in turn; the first failure is shown with"
@@ -62,7 +53,7 @@ def bot_check(command: Annotated[str | None, typer.Argument(
         typer.echo(f"checking the example bot: {command}")
     bounds.enforce(bounds.check_command, command)
     bounds.enforce(bounds.check_ms, "--timeout-ms", timeout_ms)
-    setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
+    box.setup([command], ponder=False)
     from ..botgames import presets
     try:
         presets(rules)
@@ -111,6 +102,7 @@ def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
 
 
 @bot_app.command("ask")
+@box_options(ponder=False, writable=False)
 def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.")],
             record: Annotated[Path, typer.Argument(help="A finished game's record (match"
                                                    " --record, tournament OUT/records/), or"
@@ -131,9 +123,7 @@ def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.
             as_json: Annotated[bool, typer.Option("--json", help="Print the request, the"
                                                   " answer, the time and the stderr as"
                                                   " JSON.")] = False,
-            sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
-            bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
-            bot_disk: BotDiskOpt = 64) -> None:
+            box: BoxOptions = DEFAULT_BOX) -> None:
     """Put one recorded decision to a bot again, exactly as in the game (handshake, the
     match's earlier games, this game's events and earlier requests, then that request), and
     show its answer, its time and its stderr.  From a record, the earlier games of its match
@@ -145,7 +135,7 @@ def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.
     from ..botask import AskError, ask, match_before
     from ..records import RecordError, load_record
     bounds.enforce(bounds.check_command, command)
-    setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
+    box.setup([command], ponder=False)
     try:
         if is_transcript(record):
             if alone:

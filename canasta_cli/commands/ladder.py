@@ -14,16 +14,17 @@ from ..safetext import visible
 from . import bounds
 from .exitcodes import plural
 from .options import (
-    BotDiskOpt,
-    BotMemoryOpt,
-    BotProcsOpt,
+    BANK_MS,
+    DECISION_MS,
+    DEFAULT_BOX,
+    BankMsOpt,
+    BoxOptions,
+    DecisionMsOpt,
     RulesOpt,
-    SandboxOpt,
     SetOpt,
-    UnboxedOpt,
+    box_options,
     fail,
     load_rules,
-    setup_box,
 )
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ def ladder_add(name: Annotated[str, typer.Argument(help="NAME or NAME@VERSION, e
 
 
 @ladder_app.command("run")
+@box_options(ponder=False, writable=False)
 def ladder_run(
     games: Annotated[int, typer.Option(
         help="Duplicate deals to play (each in every seating).", min=1, max=1_000_000)] = 10,
@@ -77,13 +79,12 @@ def ladder_run(
     db: DbOpt = None, rules: RulesOpt = "classic", set_: SetOpt = None,
     seed: Annotated[int | None, typer.Option(
         help="Master seed, on a new ladder only (default: random, kept in the file).")] = None,
-    decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
+    decision_ms: DecisionMsOpt = DECISION_MS,
+    bank_ms: BankMsOpt = BANK_MS,
     keep_failures: Annotated[int, typer.Option(
         help="Failed games kept per bot (the latest; record, stderr, reason, replay"
         " command): see ladder failures.", min=0, max=10_000)] = 20,
-    sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
-    bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64, bot_disk: BotDiskOpt = 64,
+    box: BoxOptions = DEFAULT_BOX,
 ) -> None:
     """Play duplicate deals between the pairs that most need them; each deal is kept as it
     finishes (an interrupted run loses nothing: the next one plays its unfinished deals).
@@ -102,8 +103,7 @@ def ladder_run(
         kept, master = ladder.settings(r.to_dict(), seed)
     except LadderError as exc:
         raise fail(visible(str(exc))) from None
-    policy = setup_box(list(bots.values()), sandbox, unboxed, False, bot_memory, bot_procs,
-                       bot_disk, None)
+    policy = box.setup(list(bots.values()), ponder=False)
     tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     config = Config(bots, kept, tc.to_json(), box=policy)
     start = time.monotonic()
@@ -114,8 +114,7 @@ def ladder_run(
             typer.echo(f"\r{done}/{games} deals  {time.monotonic() - start:.0f}s", err=True,
                        nl=False)
 
-    from .tournament import _box_args
-    box_args = tuple(_box_args(sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None))
+    box_args = tuple(box.args())
     done, failed = run_ladder(ladder, r, master, games, concurrency, config, show, box_args,
                               keep_failures)
     if tty:

@@ -18,26 +18,29 @@ from ..seats.contain import hide
 from . import bounds
 from .exitcodes import seat_failed
 from .options import (
-    BotDiskOpt,
-    BotMemoryOpt,
-    BotProcsOpt,
-    BotWritableOpt,
+    BANK_MS,
+    DECISION_MS,
+    DEFAULT_BOX,
+    SPIN_US,
+    STARTUP_MS,
+    BankMsOpt,
+    BoxOptions,
+    DecisionMsOpt,
     HandOpt,
-    PonderOpt,
     RulesOpt,
-    SandboxOpt,
     ScoresOpt,
     SetOpt,
-    UnboxedOpt,
+    SpinUsOpt,
+    StartupMsOpt,
+    box_options,
     fail,
     load_rules,
     load_scores,
-    setup_box,
 )
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(match)
+    app.command()(box_options()(match))
 
 
 def match(
@@ -56,22 +59,14 @@ def match(
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     transcript: Annotated[Path | None, typer.Option(
         help="Directory for every seat's conversation with the referee (seatN.jsonl).")] = None,
-    decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
-    startup_ms: Annotated[int, typer.Option(help="Time for the handshake.", min=1)] = 10000,
+    decision_ms: DecisionMsOpt = DECISION_MS,
+    bank_ms: BankMsOpt = BANK_MS,
+    startup_ms: StartupMsOpt = STARTUP_MS,
     on_failure: Annotated[str, typer.Option(
         help="After a bot fails: 'default' (the referee plays a default move) or 'forfeit'.")]
     = "default",
-    spin_us: Annotated[int, typer.Option(
-        help="Microseconds to poll for a bot's answer before sleeping (0: sleep at once).",
-        min=0)] = 300,
-    sandbox: SandboxOpt = False,
-    unboxed: UnboxedOpt = False,
-    ponder: PonderOpt = False,
-    bot_memory: BotMemoryOpt = 1024,
-    bot_procs: BotProcsOpt = 64,
-    bot_disk: BotDiskOpt = 64,
-    bot_writable: BotWritableOpt = None,
+    spin_us: SpinUsOpt = SPIN_US,
+    box: BoxOptions = DEFAULT_BOX,
     scores: ScoresOpt = None,
     hand: HandOpt = 1,
     as_game: Annotated[int | None, typer.Option(
@@ -92,7 +87,7 @@ def match(
     if on_failure not in ("default", "forfeit"):
         raise fail("--on-failure takes 'default' or 'forfeit'")
     start = load_scores(scores, r)
-    setup_box(seat, sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk, bot_writable)
+    box.setup(seat)
     bounds.enforce(bounds.check_match, seat, games, startup_ms, decision_ms, bank_ms, spin_us,
                    record, transcript)
     tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
@@ -100,7 +95,7 @@ def match(
     try:
         result = run_match(seat, r, games, seed, record, tc,
                            "forfeit" if on_failure == "forfeit" else "default", transcript,
-                           spin_us, sandbox, start, hand, as_game)
+                           spin_us, box.sandbox, start, hand, as_game)
     except ValueError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:  # a full disk under --record: the lines written so far are kept

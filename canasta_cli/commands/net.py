@@ -12,24 +12,22 @@ import typer
 
 from ..net.wire import DEFAULT_PORT
 from .options import (
-    BotDiskOpt,
-    BotMemoryOpt,
-    BotProcsOpt,
-    BotWritableOpt,
+    BANK_MS,
+    DECISION_MS,
+    DEFAULT_BOX,
+    STARTUP_MS,
+    BoxOptions,
     DealerOpt,
     DeckOpt,
     HandOpt,
-    PonderOpt,
     RulesOpt,
-    SandboxOpt,
     ScoresOpt,
     SetOpt,
-    UnboxedOpt,
+    box_options,
     fail,
     load_decks,
     load_rules,
     load_scores,
-    setup_box,
 )
 
 if TYPE_CHECKING:
@@ -85,11 +83,12 @@ def serve(
         "--trust-seats", help="With --resume: start the bot programs the save names without"
         " asking.")] = False,
     decision_ms: Annotated[int, typer.Option(
-        help="Time per decision of a bot (the network's round trip counts).", min=1)] = 1000,
+        help="Time per decision of a bot (the network's round trip counts).", min=1)]
+    = DECISION_MS,
     bank_ms: Annotated[int, typer.Option(help="Time bank per bot seat and game.", min=0)]
-    = 10000,
+    = BANK_MS,
     startup_ms: Annotated[int, typer.Option(help="Time for a bot's handshake.", min=1)]
-    = 10000,
+    = STARTUP_MS,
     on_failure: Annotated[str, typer.Option(
         help="After a bot fails: 'default' (a default move) or 'forfeit'.")] = "default",
     handshake_s: Annotated[float, typer.Option(
@@ -102,13 +101,7 @@ def serve(
     = 5,
     ban_s: Annotated[float, typer.Option(help="How long such an address is refused.",
                                          min=0.0)] = 60.0,
-    sandbox: SandboxOpt = False,
-    unboxed: UnboxedOpt = False,
-    ponder: PonderOpt = False,
-    bot_memory: BotMemoryOpt = 1024,
-    bot_procs: BotProcsOpt = 64,
-    bot_disk: BotDiskOpt = 64,
-    bot_writable: BotWritableOpt = None,
+    box: BoxOptions = DEFAULT_BOX,
     deck: DeckOpt = None,
     dealer: DealerOpt = None,
     scores: ScoresOpt = None,
@@ -177,8 +170,7 @@ def serve(
             plans = new_plans(seeds, save_dir or playmod.save_dir(), decks, dealer, start, hand)
     except RecordError as exc:
         raise fail(str(exc)) from None
-    setup_box([s for s in specs if not is_remote(s)], sandbox, unboxed, ponder, bot_memory,
-              bot_procs, bot_disk, bot_writable)
+    box.setup([s for s in specs if not is_remote(s)])
     if not any(is_remote(s) for s in specs):
         typer.echo("note: no remote seat: only spectators can join this table", err=True)
     humans = any(s == "human" or s.startswith("human:") for s in specs)
@@ -202,7 +194,7 @@ def serve(
         raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     log_dir = (resume.parent if resume is not None else save_dir or playmod.save_dir()) / "logs"
     try:
-        _serve(table, specs, r, seeds[0], plans, say, terminal, sandbox,
+        _serve(table, specs, r, seeds[0], plans, say, terminal, box.sandbox,
                TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms),
                "forfeit" if on_failure == "forfeit" else "default", log_dir)
     except JoinTimeout as exc:
@@ -277,12 +269,7 @@ def join(
     = None,
     retry_s: Annotated[float, typer.Option(
         help="After a dropped connection, keep joining again for this long.", min=0.0)] = 60.0,
-    sandbox: SandboxOpt = False,
-    unboxed: UnboxedOpt = False,
-    bot_memory: BotMemoryOpt = 1024,
-    bot_procs: BotProcsOpt = 64,
-    bot_disk: BotDiskOpt = 64,
-    bot_writable: BotWritableOpt = None,
+    box: BoxOptions = DEFAULT_BOX,
     bot_log: Annotated[Path | None, typer.Option(
         help="With --bot: the file for the bot's stderr (default: this terminal).")] = None,
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols.")]
@@ -312,11 +299,10 @@ def join(
         from ..net.botpipe import pipe
         # Boxed like any bot this program starts (a bot at a table cannot ponder: its
         # clock runs on the server, which cannot freeze it).
-        setup_box([bot], sandbox, unboxed, True, bot_memory, bot_procs, bot_disk,
-                  bot_writable)
+        box.setup([bot], ponder=True)
         log = bot_log or (Path("/dev/stderr") if os.path.exists("/dev/stderr") else None)
         try:
-            why = asyncio.run(pipe(host, port, token, ctx, bot, sandbox, log, typer.echo))
+            why = asyncio.run(pipe(host, port, token, ctx, bot, box.sandbox, log, typer.echo))
         except JoinError as exc:
             raise fail(str(exc)) from None
         typer.echo(f"bot left the table: {why}")
@@ -341,5 +327,5 @@ def join(
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(serve)
-    app.command()(join)
+    app.command()(box_options()(serve))
+    app.command()(box_options(ponder=False)(join))

@@ -4,9 +4,13 @@ Each check turns a bad value into a one-line ``error: ...`` and exit code 2 (``f
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar, cast
 
 import typer
 
@@ -47,6 +51,86 @@ HandOpt = Annotated[int, typer.Option(
     min=1, max=10000)]
 DeckOpt = Annotated[Path | None, typer.Option(help="Stacked deck file (docs/ENGINE.md).")]
 DealerOpt = Annotated[int | None, typer.Option(help="First dealer's seat.")]
+
+
+# The clock's options, as match, tournament and ladder run give them (serve words its own).
+DECISION_MS, BANK_MS, STARTUP_MS, SPIN_US = 1000, 10000, 10000, 300
+DecisionMsOpt = Annotated[int, typer.Option(help="Time per decision.", min=1)]
+BankMsOpt = Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)]
+StartupMsOpt = Annotated[int, typer.Option(help="Time for the handshake.", min=1)]
+SpinUsOpt = Annotated[int, typer.Option(
+    help="Microseconds to poll for a bot's answer before sleeping (0: sleep at once).", min=0)]
+
+
+@dataclass(frozen=True)
+class BoxOptions:
+    """The bots' box as a command's options give it (``box_options`` adds those options)."""
+
+    sandbox: bool = False
+    unboxed: bool = False
+    ponder: bool = False
+    bot_memory: int = 1024
+    bot_procs: int = 64
+    bot_disk: int = 64
+    bot_writable: list[Path] | None = None
+
+    def setup(self, specs: list[str], ponder: bool | None = None) -> box.BoxPolicy:
+        """``setup_box`` with these options (``ponder`` overrides --ponder)."""
+        return setup_box(specs, self.sandbox, self.unboxed,
+                         self.ponder if ponder is None else ponder, self.bot_memory,
+                         self.bot_procs, self.bot_disk, self.bot_writable)
+
+    def args(self) -> list[str]:
+        """These options as command-line arguments (those left at their default omitted)."""
+        out = ["--sandbox"] * self.sandbox + ["--unboxed"] * self.unboxed \
+            + ["--ponder"] * self.ponder
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, int) and not isinstance(value, bool) and value != f.default:
+                out += ["--" + f.name.replace("_", "-"), str(value)]
+        for d in self.bot_writable or []:
+            out += ["--bot-writable", str(d)]
+        return out
+
+
+DEFAULT_BOX = BoxOptions()
+# Each option of the box, once: its parameter name (a BoxOptions field) and its Typer option.
+BOX_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("sandbox", SandboxOpt), ("unboxed", UnboxedOpt), ("ponder", PonderOpt),
+    ("bot_memory", BotMemoryOpt), ("bot_procs", BotProcsOpt), ("bot_disk", BotDiskOpt),
+    ("bot_writable", BotWritableOpt))
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def box_options(ponder: bool = True, writable: bool = True) -> Callable[[_Command], _Command]:
+    """Give a command the box's options (``BOX_OPTIONS``, defaults from ``BoxOptions``) where
+    its parameter ``box: BoxOptions`` stands; the command receives them as that one object.
+    ``ponder``/``writable`` False: a command without --ponder or --bot-writable."""
+    names = [n for n, _ in BOX_OPTIONS
+             if (ponder or n != "ponder") and (writable or n != "bot_writable")]
+    options = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=a,
+                                 default=getattr(DEFAULT_BOX, n))
+               for n, a in BOX_OPTIONS if n in names]
+
+    def add(command: _Command) -> _Command:
+        sig = inspect.signature(command, eval_str=True)
+        params: list[inspect.Parameter] = []
+        for p in sig.parameters.values():
+            params += options if p.name == "box" else [p]
+
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            given = {n: kwargs.pop(n) for n in names if n in kwargs}
+            return command(*args, box=BoxOptions(**given), **kwargs)
+
+        run.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in params}
+        run.__annotations__["return"] = sig.return_annotation
+        del run.__wrapped__  # Typer reads the new signature, not the command's
+        return cast(_Command, run)
+
+    return add
 
 
 def fail(message: str) -> typer.Exit:

@@ -15,23 +15,18 @@ from ..safetext import visible
 from ..seats.contain import hide
 from . import bounds
 from .options import (
-    BotDiskOpt,
-    BotMemoryOpt,
-    BotProcsOpt,
-    BotWritableOpt,
+    DEFAULT_BOX,
+    BoxOptions,
     DealerOpt,
     HandOpt,
-    PonderOpt,
     RulesOpt,
-    SandboxOpt,
     ScoresOpt,
     SetOpt,
-    UnboxedOpt,
+    box_options,
     fail,
     load_decks,
     load_rules,
     load_scores,
-    setup_box,
 )
 
 if TYPE_CHECKING:
@@ -39,7 +34,7 @@ if TYPE_CHECKING:
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(play)
+    app.command()(box_options()(play))
 
 
 def play(
@@ -64,13 +59,7 @@ def play(
     trust_seats: Annotated[bool, typer.Option(
         "--trust-seats", help="With --resume: start the bot programs the save names without"
         " asking.")] = False,
-    sandbox: SandboxOpt = False,
-    unboxed: UnboxedOpt = False,
-    ponder: PonderOpt = False,
-    bot_memory: BotMemoryOpt = 1024,
-    bot_procs: BotProcsOpt = 64,
-    bot_disk: BotDiskOpt = 64,
-    bot_writable: BotWritableOpt = None,
+    box: BoxOptions = DEFAULT_BOX,
     deck: Annotated[Path | None, typer.Option(
         help="Stacked deck file (docs/ENGINE.md): practise a situation.")] = None,
     dealer: DealerOpt = None,
@@ -99,8 +88,7 @@ def play(
     from .. import play as playmod
     from ..records import RecordError
     from ..referee import TimeControl
-    setup_box(seat or [], sandbox, unboxed, ponder, bot_memory, bot_procs, bot_disk,
-              bot_writable)
+    box.setup(seat or [])
     bounds.enforce(bounds.check_directory, "--save-dir", save_dir)
     if four_color is not None:
         try:
@@ -145,7 +133,7 @@ def play(
             setup, record = _new_game(rules, set_, seed, seat, save_dir, deck, dealer, scores,
                                       hand, level)
         table.undo = undo or playmod.undo_by_default(setup.specs)
-        result = playmod.run(setup, record, table, tc, sandbox)
+        result = playmod.run(setup, record, table, tc, box.sandbox)
     except RecordError as exc:
         raise fail(str(exc)) from None
     except ValueError as exc:

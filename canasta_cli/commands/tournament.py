@@ -16,18 +16,17 @@ from ..seats.contain import hide
 from . import bounds
 from .exitcodes import plural, seat_failed
 from .options import (
-    BotDiskOpt,
-    BotMemoryOpt,
-    BotProcsOpt,
-    BotWritableOpt,
-    PonderOpt,
+    BANK_MS,
+    DECISION_MS,
+    DEFAULT_BOX,
+    BankMsOpt,
+    BoxOptions,
+    DecisionMsOpt,
     RulesOpt,
-    SandboxOpt,
     SetOpt,
-    UnboxedOpt,
+    box_options,
     fail,
     load_rules,
-    setup_box,
 )
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(tournament)
+    app.command()(box_options()(tournament))
 
 
 def tournament(
@@ -74,20 +73,14 @@ def tournament(
     cluster_insecure: Annotated[bool, typer.Option(
         "--cluster-insecure", help="Allow a plain tcp:// cluster: anyone who reaches the"
         " scheduler, a bot too, can then run code on the workers.")] = False,
-    decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
+    decision_ms: DecisionMsOpt = DECISION_MS,
+    bank_ms: BankMsOpt = BANK_MS,
     as_json: Annotated[bool, typer.Option("--json", help="Print results.json.")] = False,
     reuse_bots: Annotated[bool, typer.Option(
         "--reuse-bots", help="Keep bot processes between games (faster; only for trusted,"
         " stateless bots: a bot could remember a deal and play it again from the other"
         " side).")] = False,
-    sandbox: SandboxOpt = False,
-    unboxed: UnboxedOpt = False,
-    ponder: PonderOpt = False,
-    bot_memory: BotMemoryOpt = 1024,
-    bot_procs: BotProcsOpt = 64,
-    bot_disk: BotDiskOpt = 64,
-    bot_writable: BotWritableOpt = None,
+    box: BoxOptions = DEFAULT_BOX,
     records: Annotated[bool, typer.Option(
         "--records", help="Keep each game's record in OUT/records/ (for canasta replay and"
         " report).")] = False,
@@ -145,15 +138,14 @@ def tournament(
         test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
     except ValueError as exc:
         raise fail(f"--sprt-unit: {exc}") from None
-    policy = setup_box(list(bots.values()), sandbox, unboxed, ponder, bot_memory, bot_procs,
-                       bot_disk, bot_writable)
+    policy = box.setup(list(bots.values()))
     bounds.enforce(bounds.check_tournament, bots, format_, games, r.players, r.partnerships,
                    concurrency, cluster is not None, decision_ms, bank_ms, elo1, r.sides,
                    seated == "threes")
     try:
         if cluster:
             check_cluster(cluster, cluster_tls, cluster_insecure)
-            if unboxed and not cluster_insecure:
+            if box.unboxed and not cluster_insecure:
                 raise ClusterError("--unboxed bots could read a worker's key and take the"
                                    " cluster over: keep them boxed (the default) on a TLS"
                                    " cluster")
@@ -180,9 +172,7 @@ def tournament(
                                games, r, seed, out, executor, k, test, stderr_progress(r), tc,
                                reuse_bots, policy, warn=warn,
                                records=records or html is not None,
-                               box_args=_box_args(sandbox, unboxed, ponder, bot_memory,
-                                                  bot_procs, bot_disk, bot_writable),
-                               table=seated)
+                               box_args=box.args(), table=seated)
     except ClusterError as exc:
         executor.abort()
         raise fail(visible(str(exc))) from None
@@ -209,19 +199,6 @@ def tournament(
         html_report(out, html, err=as_json)
     release(out)
     _exit_on_failure(state, out, as_json)
-
-
-def _box_args(sandbox: bool, unboxed: bool, ponder: bool, memory: int, procs: int, disk: int,
-              writable: list[Path] | None) -> list[str]:
-    """The box options of this run, for the replay commands of its failed games."""
-    args = ["--sandbox"] * sandbox + ["--unboxed"] * unboxed + ["--ponder"] * ponder
-    for flag, value, default in (("--bot-memory", memory, 1024), ("--bot-procs", procs, 64),
-                                 ("--bot-disk", disk, 64)):
-        if value != default:
-            args += [flag, str(value)]
-    for d in writable or []:
-        args += ["--bot-writable", str(d)]
-    return args
 
 
 def _exit_on_failure(state: RunState, out: Path, quiet: bool) -> None:

@@ -11,7 +11,7 @@ numbers here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +20,7 @@ from ..core.cards import KIND_OF
 from ..core.moves import Move
 from ..core.notation import parse_move
 from ..core.rules import Ruleset
+from ..protocol.messages import ActRequest
 from .actions import ActionTable, action_table
 from .observe import Encoder
 from .public import PublicTracker, face_of_text
@@ -67,14 +68,19 @@ class PolicyPlayer:
             return None
         return {"type": "move", "id": msg["id"], "index": self.choose(msg)}
 
-    def vectors(self, msg: dict[str, Any]) -> tuple[npt.NDArray[np.float32],
-                                                    npt.NDArray[np.int8], list[int]]:
+    def act(self, request: ActRequest) -> dict[str, Any]:
+        """In-process: the listed moves come as engine objects, not parsed back from text."""
+        return {"type": "move", "id": request.id,
+                "index": self.choose(cast(dict[str, Any], request.message()), request.legal)}
+
+    def vectors(self, msg: dict[str, Any], legal: list[Move] | None = None
+                ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8], list[int]]:
         """The observation vector, the mask, and the action index of each listed move."""
         if self._encoder is None or self._table is None or self._tracker is None:
             raise PolicyError("no ruleset yet: the player needs the hello or game_start"
                               " message first")
         obs = msg["observation"]
-        moves: list[Move] | None = getattr(msg, "legal", None)
+        moves = legal
         if moves is None:
             top = obs.get("pile_top")
             top_rank = KIND_OF[face_of_text(top)] if top is not None else None
@@ -85,9 +91,10 @@ class PolicyPlayer:
         vec = np.array(self._encoder.from_view(obs, self._tracker), np.float32)
         return vec, mask, indices
 
-    def choose(self, msg: dict[str, Any]) -> int:
-        """The listed index of the move the policy picks."""
-        vec, mask, indices = self.vectors(msg)
+    def choose(self, msg: dict[str, Any], legal: list[Move] | None = None) -> int:
+        """The listed index of the move the policy picks (``legal``: the listed moves as
+        engine objects, when the caller has them)."""
+        vec, mask, indices = self.vectors(msg, legal)
         action = self.policy(vec, mask)
         if isinstance(action, bool) or not isinstance(action, int | np.integer):
             raise PolicyError(f"the policy returned {action!r}, not an action index")

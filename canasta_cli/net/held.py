@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Move, format_move
+from ..protocol.messages import ActRequest, Asked, asked_id
 from ..protocol.replies import MAX_MOVE_TEXT
 from ..seats.base import Message
 from .wire import line
@@ -51,11 +52,11 @@ def _refused(rid: object, reason: str) -> bytes:
     return line({"type": "ahead", "id": rid, "ok": False, "reason": reason})
 
 
-def held_view(msg: Message, query: dict[str, Any], allowed: bool, spent: bool = False
+def held_view(msg: Asked, query: dict[str, Any], allowed: bool, spent: bool = False
               ) -> bytes:
     """The server's answer to an ``ahead`` question about the request in hand ``msg``
     (``spent``: this decision has had its share of questions)."""
-    rid = msg.get("id")
+    rid = asked_id(msg)
     if not allowed:
         return _refused(rid, "undo is off at this table (the host allows it with canasta"
                         " serve --undo)")
@@ -65,7 +66,7 @@ def held_view(msg: Message, query: dict[str, Any], allowed: bool, spent: bool = 
     if not isinstance(texts, list) or not 1 <= len(texts) <= MAX_HELD or not all(
             isinstance(t, str) and len(t) <= MAX_MOVE_TEXT for t in texts):
         return _refused(rid, f"an ahead message names 1 to {MAX_HELD} moves in notation")
-    ahead = getattr(msg, "ahead", None)
+    ahead = msg.ahead if isinstance(msg, ActRequest) else None
     view = ahead(texts) if ahead is not None else None
     if view is None:
         return _refused(rid, "only melds and additions of this turn are held (not a draw, a"

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core import NotationError, parse_move
 from ..core.cards import parse_kind
-from ..protocol.messages import PROTOCOL, encode
+from ..protocol.messages import PROTOCOL, ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_MOVE_TEXT, ProtocolError, decode_line, request_id
 from ..seats.base import Message, Seat, SeatFailure
 from ..seats.sorting import ReplySorter
@@ -34,8 +34,6 @@ EXPLAINS_PER_REQUEST = 200  # a person's "why not?" questions answered per decis
 
 class RemoteSeat(Seat):
     """``kind`` is set by the first client that joins: "person" or "bot", for the match."""
-
-    wire_only = False  # a stand-in may play from the same request
 
     def __init__(self, name: str, index: int, hub: Hub, stand_in: Seat, away_s: float = 120.0,
                  hint: bool = False, announce: Callable[[str], None] | None = None,
@@ -185,7 +183,10 @@ class RemoteSeat(Seat):
             self._conn.write(bytes(self._out))
         self._out.clear()
 
-    def request(self, msg: Message, timeout: float) -> Message:
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        return self.request(request, timeout)
+
+    def request(self, msg: Asked, timeout: float) -> Message:
         self.played_by = None
         if self.kind == "bot":
             conn = self._conn
@@ -197,11 +198,11 @@ class RemoteSeat(Seat):
         return self._person(msg)
 
     # A bot ------------------------------------------------------------------------------------
-    def _await(self, msg: Message, timeout: float, answer: str) -> Message:
+    def _await(self, msg: Asked, timeout: float, answer: str) -> Message:
         """Send ``msg`` and return the bot's answer of type ``answer`` (or SeatFailure);
         every other line is sorted on the way, as the pipe of a local bot's would be."""
         deadline = time.monotonic() + max(0.0, timeout)
-        rid = msg.get("id")
+        rid = asked_id(msg)
         with self._cv:
             self._sort_locked()
             if self._dead is not None:
@@ -261,10 +262,10 @@ class RemoteSeat(Seat):
             return self._sorter.late()
 
     # A person ---------------------------------------------------------------------------------
-    def _person(self, msg: Message) -> Message:
+    def _person(self, msg: Asked) -> Message:
         """The person's move: wait for it as long as they are connected; while they are
         away, up to ``away_s``, then the stand-in plays (until they are back)."""
-        rid = msg.get("id")
+        rid = asked_id(msg)
         data = encode(msg)
         explained = 0
         away_since: float | None = None
@@ -332,6 +333,8 @@ class RemoteSeat(Seat):
             self.announce(f"seat {self.index} ({self.name}) is still away: {self.stand_in.name}"
                           " plays for them until they are back")
         self.played_by = "stand-in"
+        if isinstance(msg, ActRequest):
+            return self.stand_in.act(msg, 1e9)
         return self.stand_in.request(msg, 1e9)
 
     def close(self) -> None:
@@ -360,25 +363,25 @@ class RemoteSeat(Seat):
                 "rtt_ms_max": rtts[-1] if rtts else None}
 
 
-def _explained(msg: Message, query: dict[str, Any]) -> bytes:
+def _explained(msg: Asked, query: dict[str, Any]) -> bytes:
     """Why a person's move (or line of moves) is refused, from the request in hand: the
     referee's own explainer, which reads only that player's hand and the table."""
     texts = query.get("moves")
-    rid = msg.get("id")
+    rid = asked_id(msg)
     if not isinstance(texts, list) or not 1 <= len(texts) <= MAX_HELD + 1 or not all(
             isinstance(t, str) and len(t) <= MAX_MOVE_TEXT for t in texts):
         return line({"type": "explained", "id": rid, "index": 0,
                      "reason": f"an explain message names 1 to {MAX_HELD + 1} moves in"
                      " notation"})
-    obs = msg.get("observation") or {}
+    obs = msg.observation() if isinstance(msg, ActRequest) else msg.get("observation") or {}
     top = obs.get("pile_top")
     try:
         top_rank = parse_kind(top) if isinstance(top, str) else None
         moves = [parse_move(t, top_rank=top_rank) for t in texts]
     except (NotationError, ValueError) as exc:
         return line({"type": "explained", "id": rid, "index": 0, "reason": str(exc)[:300]})
-    explain = getattr(msg, "explain", None)
-    sequence = getattr(msg, "sequence", None)
+    explain = msg.explain if isinstance(msg, ActRequest) else None
+    sequence = msg.sequence if isinstance(msg, ActRequest) else None
     if explain is None or sequence is None:
         return line({"type": "explained", "id": rid, "index": 0, "reason": "not legal now"})
     if len(moves) == 1:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ..protocol.messages import ActRequest
+
 
 class RandomPlayer:
     hears_events = False  # it decides from each request alone
@@ -14,8 +16,8 @@ class RandomPlayer:
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         if dict.get(msg, "type") != "act":  # "type" is never made lazily (``Prepared``)
             return None
-        # In-process, the listed moves also come as engine objects (``legal``, the same list):
-        # counting them needs no JSON-shaped move list.
-        legal = getattr(msg, "legal", None)
-        count = len(legal) if legal is not None else len(msg["moves"])
-        return {"type": "move", "id": msg["id"], "index": self.rng.randrange(count)}
+        return {"type": "move", "id": msg["id"], "index": self.rng.randrange(len(msg["moves"]))}
+
+    def act(self, request: ActRequest) -> dict[str, Any]:
+        """In-process: counting the listed moves needs no observation and no JSON moves."""
+        return {"type": "move", "id": request.id, "index": self.rng.randrange(len(request.legal))}

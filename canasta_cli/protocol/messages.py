@@ -26,12 +26,14 @@ from ..core.moves import Add, Answer, Discard, Meld, TakePile
 from ..core.state import MeldState, Phase
 from .replies import MAX_LINE
 from .types import (
+    ActMessage,
     ByeMessage,
     ErrorMessage,
     GameEndMessage,
     GameStartMessage,
     HelloMessage,
     MatchEndMessage,
+    ReadyMessage,
 )
 
 PROTOCOL = "canasta/1"
@@ -57,28 +59,21 @@ def _dumps(obj: Any) -> str:
 
 
 class Prepared(dict[str, Any]):
-    """A message whose costly parts are made when first read.
+    """An event message whose view is made when first read.
 
-    Requests and events are built on the hot path of every decision, for every seat.  An
-    in-process player that reads only ``id`` and ``moves`` should not pay for the observation,
-    nor one that ignores events for each event's view; a bot's pipe needs only the bytes, made
-    from cached pieces.  Every way of reading the message (``[]``, ``get``, ``in``, iteration,
-    ``==``, JSON encoding) sees all of it.  ``explain`` is for in-process seats only and never
-    goes on the wire."""
+    Events are sent on the hot path, to every seat: an in-process player that ignores events
+    should not pay for each event's view; a bot's pipe needs only the bytes.  Every way of
+    reading the message (``[]``, ``get``, ``in``, iteration, ``==``, JSON encoding) sees all
+    of it."""
 
-    # Slots: one is made per event and seat, and per decision; no instance dict to fill.
-    __slots__ = ("_lazy", "_wire", "ahead", "explain", "legal", "sequence")
-    explain: Callable[[Move], str]  # set for a person's seat only (see ``act_message``)
-    sequence: Callable[[list[Move]], tuple[int, str] | None]
-    ahead: Callable[[list[str]], Any]  # protocol/ahead.py, for a person's seat only
-    legal: list[Move] | None  # in-process players: the listed moves as engine objects
+    # Slots: one is made per event and seat; no instance dict to fill.
+    __slots__ = ("_lazy", "_wire")
     _wire: bytes | None
 
     def __init__(self, fields: dict[str, Any], lazy: dict[str, Callable[[], Any]]) -> None:
         super().__init__(fields)
         self._lazy = lazy
         self._wire = None
-        self.legal = None
 
     def __missing__(self, key: str) -> Any:
         make = self._lazy.pop(key, None)
@@ -137,8 +132,9 @@ class Prepared(dict[str, Any]):
         return dict.__repr__(self.fill())
 
 
-def encode(msg: dict[str, Any]) -> bytes:
-    if isinstance(msg, Prepared):
+def encode(msg: dict[str, Any] | ActRequest) -> bytes:
+    """A message's line on the wire."""
+    if isinstance(msg, (Prepared, ActRequest)):
         return msg.wire
     return (_dumps(msg) + "\n").encode("utf-8")
 
@@ -175,13 +171,10 @@ def match_end_message(seat: int, results: list[dict[str, Any]]) -> dict[str, Any
     return _plain(msg)
 
 
-def granted(ready: dict[str, Any]) -> frozenset[str]:
-    """The optional capabilities a canasta/1.1 ``ready`` asks for and the referee has; names it
-    does not know are ignored (a later referee may have them)."""
-    asked = ready.get("capabilities")
-    if not isinstance(asked, list):
-        return frozenset()
-    return frozenset(c for c in asked[:64] if isinstance(c, str) and c in OPTIONAL)
+def granted(ready: ReadyMessage) -> frozenset[str]:
+    """The optional capabilities a canasta/1.1 ``ready`` (checked by ``read_ready``) asks for
+    and the referee has; names it does not know are ignored (a later referee may have them)."""
+    return frozenset(c for c in ready.get("capabilities", ()) if c in OPTIONAL)
 
 
 def event_message(game: int, event: Event, seat: int) -> dict[str, Any]:
@@ -219,65 +212,87 @@ def _move_parts(move: Move) -> tuple[dict[str, Any], str]:
     return parts
 
 
-class ActRequest(Prepared):
-    """The request to act: the observation and the listed moves are made when first read,
-    the bytes when first sent (an in-process player may need neither)."""
+class ActRequest:
+    """The request to act, as the referee makes it once per decision.
 
-    __slots__ = ("_caps", "_facts", "_state", "_wire_only")
+    Its parts are made when first asked for, since each seat needs different ones: a bot's
+    pipe only the bytes (``wire``, written straight from the state), an in-process player
+    often only the listed moves as engine objects (``legal``), a person also ``explain``,
+    ``sequence`` and ``ahead``; ``message()`` is the plain ``ActMessage`` for everyone else
+    (a seat's ``act`` hands it to ``request``).  The wire form is the JSON of ``message()``,
+    byte for byte."""
+
+    __slots__ = ("_caps", "_facts", "_message", "_moves", "_observation", "_state", "_wire",
+                 "ahead", "bank_ms", "deadline_ms", "explain", "game", "id", "legal", "seat",
+                 "sequence")
 
     def __init__(self, game: int, request: int, state: GameState, moves: list[Move],
-                 deadline_ms: int, bank_ms: int, wire_only: bool,
-                 caps: frozenset[str] = frozenset()) -> None:
-        self["type"] = "act"  # item by item: cheaper than dict.__init__ with keywords
-        self["game"] = game
-        self["id"] = request
-        self["seat"] = state.actor
-        self["deadline_ms"] = deadline_ms
-        self["bank_ms"] = bank_ms
-        self._lazy = {"observation": None, "moves": None}  # type: ignore[dict-item]
-        self._wire = None
+                 deadline_ms: int, bank_ms: int, caps: frozenset[str] = frozenset()) -> None:
+        self.game = game
+        self.id = request
+        self.seat = state.actor
+        self.deadline_ms = deadline_ms
+        self.bank_ms = bank_ms
+        self.legal = moves  # the listed moves as engine objects, in order
+        # For a person's seat only (``act_message(explains=True)``): they close over the state.
+        self.explain: Callable[[Move], str] | None = None
+        self.sequence: Callable[[list[Move]], tuple[int, str] | None] | None = None
+        self.ahead: Callable[[list[str]], Any] | None = None  # protocol/ahead.py
         self._state = state
-        self.legal = moves
-        self._wire_only = wire_only
         self._caps = caps
         self._facts: list[dict[str, Any]] | None = None
+        self._observation: dict[str, Any] | None = None
+        self._moves: list[dict[str, Any]] | None = None
+        self._message: ActMessage | None = None
+        self._wire: bytes | None = None
+
+    @property
+    def events_seen(self) -> int:
+        """How many events of the game the seat has heard when it is asked."""
+        return len(self._state.events())
 
     def _move_facts(self) -> list[dict[str, Any]]:
         if self._facts is None:
             from ..core.facts import move_facts
-            self._facts = move_facts(self._state, list(self.legal or []))
+            self._facts = move_facts(self._state, list(self.legal))
         return self._facts
 
-    def _observation(self) -> dict[str, Any]:
-        state, caps = self._state, self._caps
-        obs = observation(state, state.actor, "history" in caps)
-        if "public" in caps:
-            from ..core.facts import public_facts
-            from ..core.observation import history_views
-            views = obs["history"] if "history" in caps else history_views(state, state.actor)
-            obs["public"] = public_facts(views, obs, state.rules.decks)
-        return obs
+    def observation(self) -> dict[str, Any]:
+        """What the seat to act may see (``core/observation.py``), with the canasta/1.1
+        extras it was granted."""
+        if self._observation is None:
+            state, caps = self._state, self._caps
+            obs = observation(state, state.actor, "history" in caps)
+            if "public" in caps:
+                from ..core.facts import public_facts
+                from ..core.observation import history_views
+                views = obs["history"] if "history" in caps else history_views(state,
+                                                                               state.actor)
+                obs["public"] = public_facts(views, obs, state.rules.decks)
+            self._observation = obs
+        return self._observation
 
-    def __missing__(self, key: str) -> Any:
-        if key not in self._lazy:
-            raise KeyError(key)
-        del self._lazy[key]
-        if key == "observation":
-            value: Any = self._observation()
-        elif self._wire_only:
-            value = []
-        elif "annotations" in self._caps:
-            value = [{"index": i, **_move_parts(m)[0], "facts": f}
-                     for i, (m, f) in enumerate(zip(self.legal or [], self._move_facts(),
-                                                    strict=True))]
-        else:
-            value = [{"index": i, **_move_parts(m)[0]} for i, m in enumerate(self.legal or [])]
-        dict.__setitem__(self, key, value)
-        # Keep the wire order (observation, moves, then the clock) for whoever iterates.
-        for tail in ("observation", "moves", "deadline_ms", "bank_ms"):
-            if dict.__contains__(self, tail):
-                dict.__setitem__(self, tail, dict.pop(self, tail))
-        return value
+    def moves(self) -> list[dict[str, Any]]:
+        """The listed moves as the protocol lists them (``move_json``; with ``facts`` when
+        annotations were granted)."""
+        if self._moves is None:
+            if "annotations" in self._caps:
+                self._moves = [{"index": i, **_move_parts(m)[0], "facts": f}
+                               for i, (m, f) in enumerate(zip(self.legal, self._move_facts(),
+                                                              strict=True))]
+            else:
+                self._moves = [{"index": i, **_move_parts(m)[0]}
+                               for i, m in enumerate(self.legal)]
+        return self._moves
+
+    def message(self) -> ActMessage:
+        """The request as a plain message (its fields in the wire's order)."""
+        if self._message is None:
+            self._message = {"type": "act", "game": self.game, "id": self.id,
+                             "seat": self.seat, "observation": self.observation(),
+                             "moves": self.moves(), "deadline_ms": self.deadline_ms,
+                             "bank_ms": self.bank_ms}
+        return self._message
 
     @property
     def wire(self) -> bytes:
@@ -285,37 +300,41 @@ class ActRequest(Prepared):
             if "annotations" in self._caps:
                 moves_text = ",".join(
                     f'{{"index":{i},{_move_parts(m)[1][:-1]},"facts":{_dumps(f)}}}'
-                    for i, (m, f) in enumerate(zip(self.legal or [], self._move_facts(),
+                    for i, (m, f) in enumerate(zip(self.legal, self._move_facts(),
                                                    strict=True)))
             else:
                 moves_text = ",".join(f'{{"index":{i},{_move_parts(m)[1]}'
-                                      for i, m in enumerate(self.legal or []))
-            get = dict.__getitem__
+                                      for i, m in enumerate(self.legal))
             # Straight from the state, no dict made on the way; the optional extras (canasta/1.1
             # history and public facts) come last, as in the observation.
-            obs_text = observation_wire(self._state, get(self, "seat"))
+            obs_text = observation_wire(self._state, self.seat)
             if self._caps & _OBSERVATION_EXTRAS:
-                obs = self["observation"]
+                obs = self.observation()
                 obs_text = obs_text[:-1] + "".join(
                     f',"{key}":{_dumps(obs[key])}' for key in _OBSERVATION_EXTRAS_ORDER
                     if key in obs) + "}"
             self._wire = (
-                f'{{"type":"act","game":{get(self, "game")},"id":{get(self, "id")},'
-                f'"seat":{get(self, "seat")},"observation":'
-                f'{obs_text},"moves":[{moves_text}],'
-                f'"deadline_ms":{get(self, "deadline_ms")},"bank_ms":{get(self, "bank_ms")}}}\n'
+                f'{{"type":"act","game":{self.game},"id":{self.id},"seat":{self.seat},'
+                f'"observation":{obs_text},"moves":[{moves_text}],'
+                f'"deadline_ms":{self.deadline_ms},"bank_ms":{self.bank_ms}}}\n'
             ).encode()
         return self._wire
 
 
+Asked = dict[str, Any] | ActRequest  # what a seat is asked: a plain message, or to act
+
+
+def asked_id(msg: Asked) -> Any:
+    """The id of the request a seat is asked (None for a message without one)."""
+    return msg.id if isinstance(msg, ActRequest) else msg.get("id")
+
+
 def act_message(game: int, request: int, state: GameState, moves: list[Move],
-                deadline_ms: int, bank_ms: int, wire_only: bool = False,
-                explains: bool = False, caps: frozenset[str] = frozenset()) -> ActRequest:
-    """The request to act.  ``wire_only`` (for seats that only want the bytes) leaves the
-    listed moves out of the dict; the wire form always has everything.  ``explains`` attaches
-    ``explain`` for a person's prompt; no other seat gets it (it closes over the state).
-    In-process players also find the listed moves as engine objects in ``legal``."""
-    msg = ActRequest(game, request, state, moves, deadline_ms, bank_ms, wire_only, caps)
+                deadline_ms: int, bank_ms: int, explains: bool = False,
+                caps: frozenset[str] = frozenset()) -> ActRequest:
+    """The request to act.  ``explains`` attaches ``explain``, ``sequence`` and ``ahead`` for
+    a person's prompt; no other seat gets them (they close over the state)."""
+    msg = ActRequest(game, request, state, moves, deadline_ms, bank_ms, caps)
     if explains:
         msg.explain = partial(_explain, state)
         msg.sequence = partial(_sequence, state)

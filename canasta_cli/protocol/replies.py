@@ -16,6 +16,7 @@ from ..core.cards import DEUCE, JOKER, KIND_OF, CardParseError, parse_kind
 from ..core.errors import CanastaError
 from ..core.moves import ASK, DRAW, END, NO, YES, Add, Discard, Meld, TakePile
 from .statuses import SeatStatus
+from .types import MoveReply, ReadyMessage
 
 MAX_LINE = 1 << 20  # bytes, newline excluded, in both directions
 MAX_MOVE_TEXT = 200  # characters: the longest legal move in any preset is under 80
@@ -86,9 +87,27 @@ def request_id(msg: dict[str, Any]) -> int | None:
     return rid if isinstance(rid, int) and not isinstance(rid, bool) else None
 
 
-def read_reply(msg: dict[str, Any], request: int, state: GameState, moves: list[Move]) -> Move:
-    """The move a bot's reply names.  Raises ProtocolError (bad message) or IllegalReply (a
-    well-formed reply naming a move that is not legal)."""
+def read_ready(msg: dict[str, Any]) -> ReadyMessage:
+    """A bot's answer to ``hello`` as its TypedDict, each field checked: ``protocol`` kept as
+    the text it names (the caller checks it against what it speaks), ``name`` only if it is a
+    string, ``capabilities`` only the strings among the first 64 entries of a list."""
+    ready: ReadyMessage = {"type": "ready"}
+    if "protocol" in msg:
+        spoken = msg["protocol"]
+        ready["protocol"] = spoken if isinstance(spoken, str) else str(spoken)
+    name = msg.get("name")
+    if isinstance(name, str):
+        ready["name"] = name
+    asked = msg.get("capabilities")
+    if isinstance(asked, list):
+        ready["capabilities"] = [c for c in asked[:64] if isinstance(c, str)]
+    return ready
+
+
+def read_move(msg: dict[str, Any], request: int) -> MoveReply:
+    """A bot's answer to request ``request`` as its TypedDict: the one place its fields are
+    checked (a ``move`` message, for this request, with a whole-number ``index`` or a ``move``
+    given as a text or an object, not both).  Raises ProtocolError."""
     if msg.get("type") != "move":
         raise ProtocolError(SeatStatus.PROTOCOL_ERROR, f"expected a 'move' message answering request"
                             f" {request}, got {quote(str(msg.get('type')))}")
@@ -99,23 +118,39 @@ def read_reply(msg: dict[str, Any], request: int, state: GameState, moves: list[
     if "index" in msg and "move" in msg:
         raise ProtocolError(SeatStatus.PROTOCOL_ERROR,
                             "a 'move' message has 'index' or 'move', not both")
+    reply: MoveReply = {"type": "move", "id": request}
     if "index" in msg:
         index = msg["index"]
         if isinstance(index, bool) or not isinstance(index, int):
             raise ProtocolError(SeatStatus.PROTOCOL_ERROR, "'index' must be a whole number")
+        reply["index"] = index
+        return reply
+    given = msg.get("move")
+    if not isinstance(given, (str, dict)):
+        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, "a 'move' message needs 'index' (a number) or"
+                            " 'move' (a move in notation, or a move object as listed in 'moves')")
+    reply["move"] = given
+    return reply
+
+
+def read_reply(msg: dict[str, Any], request: int, state: GameState, moves: list[Move]) -> Move:
+    """The move a bot's reply names.  Raises ProtocolError (bad message, ``read_move``) or
+    IllegalReply (a well-formed reply naming a move that is not legal)."""
+    return chosen_move(read_move(msg, request), state, moves)
+
+
+def chosen_move(reply: MoveReply, state: GameState, moves: list[Move]) -> Move:
+    """The listed move a checked reply names, or IllegalReply."""
+    if "index" in reply:
+        index = reply["index"]
         if not 0 <= index < len(moves):
             shown = str(index) if abs(index) < 10**12 else f"of {len(str(abs(index)))} digits"
             raise IllegalReply(f"index {shown} is out of range: there "
                                + ("is 1 move" if len(moves) == 1 else f"are {len(moves)} moves"))
         return moves[index]
-    given = msg.get("move")
-    if isinstance(given, dict):
-        move = move_from_object(given, state)
-    elif isinstance(given, str):
-        move = _move_from_text(given, state)
-    else:
-        raise ProtocolError(SeatStatus.PROTOCOL_ERROR, "a 'move' message needs 'index' (a number) or"
-                            " 'move' (a move in notation, or a move object as listed in 'moves')")
+    given = reply["move"]
+    move = move_from_object(given, state) if isinstance(given, dict) else \
+        _move_from_text(given, state)
     if move not in moves:
         from ..core import format_move
         from ..core.explain import explain

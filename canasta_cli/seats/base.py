@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
+from ..protocol.messages import ActRequest
 from ..ui.interrupt import Interrupted
 
 Message = dict[str, Any]
@@ -25,11 +26,11 @@ class Seat(abc.ABC):
 
     ``start`` performs the handshake and returns the seat's ``ready`` message; ``send``
     delivers a message that needs no answer; ``request`` delivers one that does and returns
-    the reply, raising ``SeatFailure`` if none comes in ``timeout`` seconds.
+    the reply, raising ``SeatFailure`` if none comes in ``timeout`` seconds; ``act`` asks for
+    a move (``protocol.messages.ActRequest``), through ``request`` unless the seat says how.
     """
 
     name: str = "seat"
-    wire_only: bool = False  # True: only the encoded form of a message is used
     timed: bool = True  # False for people: no deadline, no time bank
     started: bool = False  # the handshake is done (set by the referee)
     explains: bool = False  # a person's seat: requests carry ``explain`` for refused moves
@@ -59,6 +60,12 @@ class Seat(abc.ABC):
 
     @abc.abstractmethod
     def request(self, msg: Message, timeout: float) -> Message: ...
+
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        """Ask for a move.  By default ``request`` gets the request as its plain message; a
+        seat that needs less (a pipe only the bytes, a player only the engine's moves) reads
+        just the parts it needs."""
+        return self.request(cast(Message, request.message()), timeout)
 
     def flush(self) -> None:  # noqa: B027 - a hint that in-process seats ignore
         """Deliver what ``send`` has queued without waiting (a hint; sending may batch)."""

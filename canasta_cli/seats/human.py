@@ -7,13 +7,13 @@ hand is hidden until its owner presses Enter.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..core.cards import parse_kind
 from ..core.notation import NOTATION_HELP
 from ..core.reasons import GOES_ON
 from ..event_text import story
-from ..protocol.messages import PROTOCOL
+from ..protocol.messages import PROTOCOL, ActRequest
 from ..ui.prompt import Choice, InputError, Terminal, check_input
 from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
 from ..ui.screen import fit, rows
@@ -81,6 +81,7 @@ class HumanSeat(Seat):
     def __init__(self, table: SharedTable, name: str = "you") -> None:
         self.table = table
         self.name = name
+        self._asked: ActRequest | None = None  # the request in hand (its explain and ahead)
         self.seat = 0
         self.names: list[str] = []
         self.recent: list[dict[str, Any]] = []
@@ -206,6 +207,13 @@ class HumanSeat(Seat):
             return "you win!" if winner == self.seat else f"{self._label(winner)} wins."
         return f"{self.names[winner]} wins."
 
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        self._asked = request
+        try:
+            return self.request(cast(Message, request.message()), timeout)
+        finally:
+            self._asked = None
+
     def request(self, msg: Message, timeout: float) -> Message:
         self.replaying = False
         self._show_hand_end(False)
@@ -252,9 +260,11 @@ class HumanSeat(Seat):
         recent, self.recent = self.recent, []
         legal = [m["text"] for m in msg["moves"]]
         top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None
-        explain = getattr(msg, "explain", None)
-        sequence = getattr(msg, "sequence", None)
-        ahead = getattr(msg, "ahead", None) if self.table.undo else None
+        # The referee's request, or what a network client asks with (``net.client.RemoteAct``).
+        asked: Any = self._asked if self._asked is not None else msg
+        explain = getattr(asked, "explain", None)
+        sequence = getattr(asked, "sequence", None)
+        ahead = getattr(asked, "ahead", None) if self.table.undo else None
         held: list[str] = []  # melds and additions not yet sent: 'undo' takes them back
         if obs["phase"] == "answer":
             asker = obs["turn_seat"]
@@ -315,8 +325,8 @@ class HumanSeat(Seat):
                     explain, sequence = view.explain, view.sequence
                 else:
                     legal[:] = [m["text"] for m in msg["moves"]]
-                    explain = getattr(msg, "explain", None)
-                    sequence = getattr(msg, "sequence", None)
+                    explain = getattr(asked, "explain", None)
+                    sequence = getattr(asked, "sequence", None)
                 terminal.show(f"  took back: {taken}")
                 redraw(view)
                 continue

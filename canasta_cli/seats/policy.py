@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar, cast
 
 from ..players import PLAYERS
-from ..protocol.messages import PROTOCOL
+from ..protocol.messages import PROTOCOL, ActRequest
 from ..protocol.statuses import SeatStatus
 from .base import Message, Seat, SeatFailure
 
 Policy = Callable[[Message], Message | None]
+_T = TypeVar("_T", Message, ActRequest)
 
 
 class PolicySeat(Seat):
@@ -30,8 +32,20 @@ class PolicySeat(Seat):
         self.policy(msg)
 
     def request(self, msg: Message, timeout: float) -> Message:
+        return self._answer(self.policy, msg)
+
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        """A player with an ``act`` method reads the request's parts it needs (the engine's
+        moves in ``legal``, say); any other gets the plain message."""
+        takes = getattr(self.policy, "act", None)
+        if callable(takes):
+            return self._answer(takes, request)
+        return self._answer(self.policy, cast(Message, request.message()))
+
+    @staticmethod
+    def _answer(call: Callable[[_T], Message | None], msg: _T) -> Message:
         try:
-            reply = self.policy(msg)
+            reply = call(msg)
         except Exception as exc:  # a built-in player's bug is the seat's failure, not ours
             raise SeatFailure(SeatStatus.CRASHED, f"{type(exc).__name__}: {exc}") from None
         if reply is None:

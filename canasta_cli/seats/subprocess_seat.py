@@ -25,7 +25,7 @@ from collections import deque
 from pathlib import Path
 from typing import IO
 
-from ..protocol.messages import encode
+from ..protocol.messages import ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from .base import Message, Seat, SeatFailure
 from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, containment, current, with_sandbox
@@ -86,8 +86,6 @@ class SubprocessSeat(Seat):
 
     Each line the bot writes is sorted when it is read (``sorting.ReplySorter``).
     """
-
-    wire_only = True
 
     def __init__(self, command: str | list[str], name: str | None = None,
                  stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
@@ -220,27 +218,36 @@ class SubprocessSeat(Seat):
     def request(self, msg: Message, timeout: float) -> Message:
         return self._await(msg, timeout, "move")
 
-    def _await(self, msg: Message, timeout: float, answer: str) -> Message:
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        return self._await(request, timeout, "move")  # only its bytes go down the pipe
+
+    def _await(self, msg: Asked, timeout: float, answer: str) -> Message:
         """Send ``msg`` and return the bot's answer (a message of type ``answer``), or raise
         SeatFailure.  The bot runs only meanwhile, when it may not ponder."""
         if not self.alive:
             raise SeatFailure(self._dead_status, self._dead or "the bot is not running")
-        if self._group is not None:
-            self._group.thaw()
         try:
             return self._exchange(msg, timeout, answer)
         finally:
-            # Only where another bot could run meanwhile: freezing costs two writes a turn.
+            # Frozen only once another seat is asked (``hold_idle_bots``): the decisions of a
+            # turn then cost no freezer write, and the write overlaps the next bot's reading.
+            # Only where another bot could run meanwhile.
             if self._freeze and self._group is not None and self.alive and len(_GROUPED) > 1:
-                self._group.freeze()
+                _IDLE_BY_THREAD.bots[:] = [self]
+            elif self in _IDLE_BY_THREAD.bots:
+                _IDLE_BY_THREAD.bots.clear()
 
-    def _exchange(self, msg: Message, timeout: float, answer: str) -> Message:
+    def _exchange(self, msg: Asked, timeout: float, answer: str) -> Message:
         """Lines that are not the answer are sorted out on the way."""
         deadline = time.monotonic() + max(0.0, timeout)
-        rid = msg.get("id")
+        rid = asked_id(msg)
         self._sort_waiting()  # lines read before this request were not answers to it
-        self.send(msg)
+        self._out += encode(msg)
         self._flush()
+        if self._group is not None:
+            # After the write: the thawed bot finds its request at once (one wake-up, not two).
+            self._group.thaw()
+        hold_idle_bots(keep=self)  # the bot that answered last: frozen while this one reads
         self._sorter.note_asked(rid)
         sent = time.monotonic()
         if self.spin and self.typical < self.spin and not self._out and self.alive:
@@ -494,6 +501,8 @@ class SubprocessSeat(Seat):
     def _release_group(self) -> None:
         """Kill whatever is still in the bot's control groups, then remove them."""
         _GROUPED.discard(self)
+        if self in _IDLE_BY_THREAD.bots:
+            _IDLE_BY_THREAD.bots.clear()
         if self._group is not None:
             self._group.kill()
             self._group.remove()
@@ -512,6 +521,27 @@ class SubprocessSeat(Seat):
 
 
 _GROUPED: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # bots with a group, this process
+
+
+class _Idle(threading.local):
+    """Per thread, as a referee runs on one: the bot that answered last, not yet frozen."""
+
+    def __init__(self) -> None:
+        self.bots: list[SubprocessSeat] = []  # at most one
+
+
+_IDLE_BY_THREAD = _Idle()
+
+
+def hold_idle_bots(keep: SubprocessSeat | None = None) -> None:
+    """Freeze the bot left running after its last answer (unless it is ``keep``, the bot now
+    asked): called as soon as another seat is asked, so that no idle bot takes CPU from the
+    one thinking.  A bot asked for several decisions in a row is not frozen in between."""
+    idle_bots = _IDLE_BY_THREAD.bots
+    if idle_bots and idle_bots[0] is not keep:
+        idle = idle_bots.pop()
+        if idle._group is not None and idle.alive:
+            idle._group.freeze()
 _SEATS: weakref.WeakSet[SubprocessSeat] = weakref.WeakSet()  # every bot this process started
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from ..private_files import open_private
+from ..protocol.messages import ActRequest
 from ..protocol.replies import quote
 from .base import Message, Seat, SeatFailure
 
@@ -71,6 +72,10 @@ class TranscriptSeat(Seat):
     def request(self, msg: Message, timeout: float) -> Message:
         self._log("referee", msg)
         return self._reply(lambda: self.inner.request(msg, timeout))
+
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        self._log("referee", cast(Message, request.message()))
+        return self._reply(lambda: self.inner.act(request, timeout))
 
     def _reply(self, call: Callable[[], Message]) -> Message:
         try:
