@@ -8,8 +8,8 @@ from the game's seed (or a stacked deck) and recorded as a ``HandStarted`` event
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Final
 
 from . import events as ev
 from .cards import (
@@ -107,18 +107,37 @@ def apply(state: GameState, move: Move | str) -> GameState:
     if legal is None:
         legal_moves(state)
         legal = state._legal
+        assert legal is not None
     for listed in legal:  # listed moves are interned: identity finds them without __eq__
         if listed is move:
             break
     else:
-        if move in legal:
-            st = state.copy()
-            _DO[type(move)](st, move)
-            return st
-        raise IllegalMoveError(move, explain(state, move))
+        if move not in legal:
+            raise IllegalMoveError(move, explain(state, move))
     st = state.copy()
-    _DO[type(move)](st, move)
+    _do(st, move)
     return st
+
+
+def _do(st: GameState, move: Move) -> None:
+    """What ``apply`` does once the move is known to be legal: one rule per move type, the
+    commonest first (a compiled build calls each directly)."""
+    if isinstance(move, Discard):
+        _discard(st, move)
+    elif isinstance(move, Draw):
+        _draw(st, move)
+    elif isinstance(move, Meld):
+        _meld(st, move)
+    elif isinstance(move, Add):
+        _add(st, move)
+    elif isinstance(move, TakePile):
+        _take(st, move)
+    elif isinstance(move, Ask):
+        _ask(st, move)
+    elif isinstance(move, Answer):
+        _answer(st, move)
+    else:
+        _end(st, move)
 
 
 def _ask(st: GameState, move: Ask) -> None:
@@ -172,7 +191,7 @@ def _short_of_minimum(state: GameState, rest: list[Move]) -> str | None:
             " melds this hand")
 
 
-SHORT_LINE = "the melds of this line total"  # how a line refused as a whole begins
+SHORT_LINE: Final = "the melds of this line total"  # how a line refused as a whole begins
 
 
 # Internals -----------------------------------------------------------------------------------
@@ -271,7 +290,7 @@ def _replace_red3s(st: GameState, seat: int, source: str) -> None:
         _set_hand(st, seat, keep)
 
 
-_NO_CARDS: frozenset[int] = frozenset()
+_NO_CARDS: Final[frozenset[int]] = frozenset()
 
 
 def _start_turn(st: GameState, seat: int) -> None:
@@ -586,10 +605,3 @@ def _end_hand(st: GameState, reason: HandEnd, out_seat: int | None, concealed: b
         _log(st, ev.GameEnded(st.winner, over, st.scores))
         return
     _deal(st)
-
-
-# One rule per move type (what ``apply`` does once the move is known to be legal).
-_DO: dict[type, Callable[[GameState, Any], None]] = {
-    Draw: _draw, TakePile: _take, Meld: _meld, Add: _add, Discard: _discard, Ask: _ask,
-    Answer: _answer, EndHand: _end,
-}

@@ -16,6 +16,7 @@ from .reasons import GameEnd
 
 if TYPE_CHECKING:
     from .events import Event
+    from .moves import Move
     from .rules import Ruleset
     from .scoring import HandResult
 
@@ -124,7 +125,7 @@ class GameState:
     minfo: tuple[RowInfo, ...]
     minimums: tuple[int, ...]
     views: dict[int, tuple[Any, list[dict[str, Any]]]]
-    _legal: Any  # legality's cache of this state's listed moves
+    _legal: tuple[Move, ...] | None  # legality's cache of this state's listed moves
 
     def __init__(self, rules: Ruleset, seed: int, *, stacked: tuple[tuple[int, ...], ...] = (),
                  first_hand: int = 1, hand_no: int = 1, dealer: int = 0,
