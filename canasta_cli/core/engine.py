@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from . import events as ev
 from .cards import (
@@ -53,7 +53,7 @@ class IllegalMoveError(CanastaError):
 def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
              decks: Sequence[Sequence[int] | Sequence[str] | str] = (),
              dealer: int | None = None, scores: Sequence[int] | None = None,
-             hand_no: int = 1) -> GameState:
+             hand_no: int = 1, hand_log: bool = False) -> GameState:
     """A new game, its first hand dealt.
 
     ``rules`` is a Ruleset or a preset name.  ``decks`` stacks the deck of the first hand,
@@ -65,6 +65,10 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     paper, or a situation near the target): the minimums and the end of the game follow from
     them.  ``hand_no`` numbers the first hand dealt; the deck of an unstacked hand depends on
     (seed, hand number), and ``max_hands`` counts the hands played from here.
+
+    ``hand_log`` keeps only the current hand's events in the log (``GameState.events``), from
+    the move that dealt it: for a long game whose events are read as they happen (the
+    referee's), so that its memory does not grow with the game.
     """
     if isinstance(rules, str):
         from .rules import preset
@@ -80,7 +84,7 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     stacked = tuple(complete_deck(rules, d, seed, hand_no + i) for i, d in enumerate(orders))
     # The state before the first deal: ``_deal`` moves to the next hand and dealer.
     st = GameState(rules, seed, stacked=stacked, first_hand=hand_no, hand_no=hand_no - 1,
-                   dealer=(dealer - 1) % rules.players, scores=start)
+                   dealer=(dealer - 1) % rules.players, scores=start, hand_log=hand_log)
     _deal(st)
     return st
 
@@ -116,7 +120,24 @@ def apply(state: GameState, move: Move | str) -> GameState:
             raise IllegalMoveError(move, explain(state, move))
     st = state.copy()
     _do(st, move)
+    if st.hand_log and st.hand_no != state.hand_no:
+        _rebase(st, state.log)
     return st
+
+
+def _rebase(st: GameState, before: tuple[Any, ...] | None) -> None:
+    """A hand was dealt by this move: the log starts again from this move's events, so that
+    a long game holds one hand's events, not every hand's.  Whoever reads the events since
+    the state before this move (walking back to it, or to the start) gets the same ones."""
+    fresh = []
+    node = st.log
+    while node is not None and node is not before:
+        fresh.append(node[1])
+        node = node[0]
+    log: tuple[Any, ...] | None = None
+    for event in reversed(fresh):
+        log = (log, event)
+    st.log = log
 
 
 def _do(st: GameState, move: Move) -> None:
