@@ -23,11 +23,14 @@ BLACK3: Final = 13
 RED3: Final = 14
 N_KINDS: Final = 15
 
-KIND_TEXT: Final = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "Jo", "3", "3")
-KIND_VALUE: Final = (5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20, 20, 50, 5, 0)
+# Final (a static, not a module lookup, when compiled) and typed ``tuple[X, ...]``: a literal
+# tuple would be a fixed-size C struct, boxed again on every lookup by a variable index.
+KIND_TEXT: Final[tuple[str, ...]] = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "Jo",
+                                     "3", "3")
+KIND_VALUE: Final[tuple[int, ...]] = (5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20, 20, 50, 5, 0)
 
 # Physical ranks inside one 54-card deck: index = prank * 4 + suit, jokers at 52 and 53.
-_PRANK_TEXT: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+_PRANK_TEXT: Final[tuple[str, ...]] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 CARDS_PER_DECK: Final = 54
 MAX_DECKS: Final = 3
 
@@ -58,7 +61,7 @@ TEXT_OF: Final[tuple[str, ...]] = tuple(
     _text_of_index(i % CARDS_PER_DECK) for i in range(CARDS_PER_DECK * MAX_DECKS)
 )
 # Sorting key for display: rank high to low, wild cards first, suit last.
-_DISPLAY_ORDER: Final = (JOKER, DEUCE, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, BLACK3, RED3)
+_DISPLAY_ORDER: Final[tuple[int, ...]] = (JOKER, DEUCE, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, BLACK3, RED3)
 _DISPLAY_RANK: Final = {k: i for i, k in enumerate(_DISPLAY_ORDER)}
 
 

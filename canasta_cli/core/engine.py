@@ -358,7 +358,8 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     st.stock = stock[taken:]
     counts = list(st.hc[seat])
     for card in drawn:
-        counts[KIND_OF[card]] += 1
+        kind = KIND_OF[card]
+        counts[kind] = counts[kind] + 1
     _put_hand(st, seat, tuple(sorted(st.hands[seat] + tuple(drawn))), tuple(counts))
     if last_red3:
         if st.rules.last_card_red3 == "end_now":
@@ -392,7 +393,7 @@ def _pick_one(st: GameState, seat: int, kind: int) -> int:
                 break
             i += 1
     counts = list(st.hc[seat])
-    counts[kind] -= 1
+    counts[kind] = counts[kind] - 1
     _put_hand(st, seat, hand[:i] + hand[i + 1:], tuple(counts))
     return hand[i]
 

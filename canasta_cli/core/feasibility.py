@@ -62,7 +62,7 @@ class Situation:
         new.total = self.total
         new.minimum = self.minimum
         new.pending = self.pending
-        new.pending_counts = self.pending_counts[:]
+        new.pending_counts = self.pending_counts  # only ever replaced, never changed
         new.must_out = self.must_out
         new.no_out = self.no_out
         new.no_discard = self.no_discard
@@ -78,9 +78,9 @@ class Situation:
                     from_hand: bool = True, extra_value: int = 0, extra_naturals: int = 0) -> None:
         hc = self.hc
         if from_hand:
-            hc[rank] -= naturals
-            hc[DEUCE] -= deuces
-            hc[JOKER] -= jokers
+            hc[rank] = hc[rank] - naturals
+            hc[DEUCE] = hc[DEUCE] - deuces
+            hc[JOKER] = hc[JOKER] - jokers
             self.hand_n -= naturals + deuces + jokers
         if rank == BLACK3:
             self.must_out = True
@@ -88,8 +88,8 @@ class Situation:
         else:
             before = self.nat[rank] + self.wild[rank]
             self.ex[rank] = True
-            self.nat[rank] += naturals + extra_naturals
-            self.wild[rank] += deuces + jokers
+            self.nat[rank] = self.nat[rank] + naturals + extra_naturals
+            self.wild[rank] = self.wild[rank] + deuces + jokers
             if before < 7 <= self.nat[rank] + self.wild[rank]:
                 self.canastas += 1
         if self.opening:
@@ -98,7 +98,7 @@ class Situation:
             if self.pending and self.total >= self.minimum:
                 self.pending = False
                 for k, n in enumerate(self.pending_counts):
-                    hc[k] += n
+                    hc[k] = hc[k] + n
                     self.hand_n += n
 
     def wild_cap(self, rank: int, extra_naturals: int = 0) -> int:
@@ -349,7 +349,7 @@ def _all_melded(s: Situation, discard: int | None) -> bool:
     h = s.hc
     if discard is not None:
         h = list(h)
-        h[discard] -= 1
+        h[discard] = h[discard] - 1
     b3 = h[BLACK3]
     if b3 in (1, 2) or (b3 and s.b3_melded):
         return False

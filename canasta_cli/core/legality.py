@@ -210,7 +210,7 @@ def _after_take(s: Situation, state: GameState, rank: int, n: int, d: int, j: in
         hc = s.hc
         for k, c in enumerate(rest):
             if c:
-                hc[k] += c
+                hc[k] = hc[k] + c
                 s.hand_n += c
 
 
@@ -315,19 +315,20 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
 # Discards in the move list's order: the natural ranks, deuce, joker, black three.  These are
 # kinds 0 to 13 in order, so ``compress`` over a hand's counts lists them (it stops before
 # RED3, kind 14, which is never discarded).
-_DISCARD_KINDS: Final = (*RANKS, DEUCE, JOKER, BLACK3)
+_DISCARD_KINDS: Final[tuple[int, ...]] = (*RANKS, DEUCE, JOKER, BLACK3)
 assert tuple(range(RED3)) == _DISCARD_KINDS
 _DISCARD_MOVES: Final = tuple(DISCARDS[k] for k in _DISCARD_KINDS)
 
-_NEW_MELDS: Final[dict[tuple[int, int, int, int, int, bool], tuple[tuple[Meld, ...], int]]] = {}
+_NEW_MELDS: Final[dict[int, tuple[tuple[Meld, ...], int]]] = {}
 
 
 def _new_melds(r: int, n_max: int, deuces: int, jokers: int, maxw: int,
                c4: bool) -> tuple[tuple[Meld, ...], int]:
     """Every new meld of rank ``r`` the hand could lay (naturals, then deuces, then jokers
     ascending: the move list's order), and the most cards any of them uses.  Keyed by counts
-    the pack bounds, so the table is bounded too."""
-    key = (r, n_max, deuces, jokers, maxw, c4)
+    the pack bounds, so the table is bounded too: one int, digits from the least significant
+    up, jokers (< 16), deuces (< 16), naturals (< 16), the rank (< 15), then (maxw, c4)."""
+    key = ((((maxw * 2 + c4) * 15 + r) * 16 + n_max) * 16 + deuces) * 16 + jokers
     hit = _NEW_MELDS.get(key)
     if hit is None:
         out: list[Meld] = []
