@@ -129,14 +129,14 @@ def _rebase(st: GameState, before: tuple[Any, ...] | None) -> None:
     """A hand was dealt by this move: the log starts again from this move's events, so that
     a long game holds one hand's events, not every hand's.  Whoever reads the events since
     the state before this move (walking back to it, or to the start) gets the same ones."""
-    fresh = []
+    fresh: list[ev.Event] = []
     node = st.log
     while node is not None and node is not before:
         fresh.append(node[1])
         node = node[0]
     log: tuple[Any, ...] | None = None
-    for event in reversed(fresh):
-        log = (log, event)
+    for i in range(len(fresh) - 1, -1, -1):
+        log = (log, fresh[i])
     st.log = log
 
 
