@@ -18,6 +18,15 @@ def _plain(card: str) -> str:
     return card
 
 
+_CARD = re.compile(r"(?:[2-9]|10|[JQKA])[cdhs]|Jo")
+
+
+def only_cards(card: CardText) -> CardText:
+    """``card`` applied to what is a card's text, anything else left as it is (an event from
+    a table across the network may hold any text)."""
+    return lambda c: card(c) if _CARD.fullmatch(c) else c
+
+
 def describe_event(e: dict[str, Any], label: Label = _seat,  # noqa: C901
                    card: CardText = _plain) -> str:
     """One event in words (one line per event type); ``label`` names a seat, ``card``

@@ -4,6 +4,7 @@ loopback, recorded exactly as a local game of the same seed and moves is."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -117,6 +118,7 @@ def test_two_people_a_remote_bot_and_a_builtin_play_a_hand(tmp_path: Path) -> No
     assert "== Game 1:" in seen and "== Game over (hand_limit)" in seen, seen
     assert "draws a card" in seen and " is dealt 11 cards" in seen
     assert "is dealt" not in seen.replace("is dealt 11 cards", "")
+    assert re.search(r"upcard \S*[♣♦♥♠★]", seen), seen  # cards as the table writes them
     assert "network round trip median" in out and "a person, joined 1 time(s)" in out
 
 

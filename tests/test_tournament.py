@@ -61,7 +61,7 @@ def test_schedule_is_a_pure_function_of_its_inputs() -> None:
     a = schedule(["x", "y", "z"], "round-robin", 3, PRESETS["classic"], 7)
     b = schedule(["x", "y", "z"], "round-robin", 3, PRESETS["classic"], 7)
     assert a == b and len(a) == 3 * 3 * 2
-    by_deal: dict[tuple[tuple[str, str], int], set[int]] = {}
+    by_deal: dict[tuple[tuple[str, ...], int], set[int]] = {}
     for t in a:
         by_deal.setdefault((t.pair, t.deal), set()).add(t.seed)
     assert all(len(seeds) == 1 for seeds in by_deal.values())  # same cards in every seating

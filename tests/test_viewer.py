@@ -17,7 +17,7 @@ from canasta_cli.event_text import describe_event
 from canasta_cli.records import RecordError, load_record
 from canasta_cli.tournament.stats import Sprt
 from canasta_cli.viewer.htmlsafe import page, script_json
-from canasta_cli.viewer.pagedata import expand, load_replay, replay_data
+from canasta_cli.viewer.pagedata import CARD, expand, load_replay, replay_data
 from canasta_cli.viewer.replay_page import replay_html
 from canasta_cli.viewer.tourney import llr_path, load_tournament
 
@@ -44,12 +44,12 @@ def test_page_data_is_what_the_replay_computes_at_every_step(tmp_path: Path, pre
         assert len(steps) == len(rep.states) > 10
         for step, state, (who, move, evs) in zip(steps, rep.states, rep.steps, strict=True):
             assert step["obs"] == observation(state, seat, history=False)
-            assert step["lines"] == [describe_event(e.view(seat)) for e in evs]
+            assert step["lines"] == [describe_event(e.view(seat), card=CARD) for e in evs]
             assert (step["seat"], step["move"]) == (who, move)
     for step, state, (_, _, evs) in zip(expand(data, "all"), rep.states, rep.steps, strict=True):
         assert step["obs"]["hands"] == [observation(state, s, history=False)["hand"]
                                         for s in range(n)]
-        assert step["lines"] == [describe_event(e.full()) for e in evs]
+        assert step["lines"] == [describe_event(e.full(), card=CARD) for e in evs]
     public_steps = expand(data, "public")
     assert all("hand" not in s["obs"] for s in public_steps)
 

@@ -62,7 +62,7 @@ def env_random(rules: Ruleset, decisions: int, seed: int) -> float:
             continue
         # The mask's ones, read as booleans (numpy's fast path; the same indices as
         # ``nonzero`` on the int8 array), as an agent that samples legal moves would.
-        legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
+        legal = obs["action_mask"].view(np.bool_).nonzero()[0]
         env.step(int(legal[rng.randrange(len(legal))]))
         made += 1
     return decisions / (time.process_time() - start)

@@ -136,14 +136,19 @@ def _short(value: int) -> str:
 
 def check_tournament(bots: dict[str, str], fmt: str, deals: int, players: int,
                      partnerships: bool, concurrency: int | None, cluster: bool,
-                     decision_ms: int, bank_ms: int, elo1: float) -> None:
+                     decision_ms: int, bank_ms: int, elo1: float, sides: int = 2,
+                     threes: bool = False) -> None:
     """Every bound of ``canasta tournament``, before the schedule is built."""
     for name, command in bots.items():
         if not command.startswith("builtin:"):
             check_command(command, f"--bot {name!r}: the command line")
     n = len(bots)
     pairings = n - 1 if fmt == "gauntlet" else n * (n - 1) // 2
-    seatings = 2 if partnerships else 2**players - 2  # see tournament.schedule.seatings
+    # see tournament.schedule.seatings and table_seatings
+    seatings = 2 if partnerships and sides == 2 else 2**(sides if partnerships else players) - 2
+    if threes:
+        pairings = (n - 1) * (n - 2) // 2 if fmt == "gauntlet" else n * (n - 1) * (n - 2) // 6
+        seatings = 6
     check_tournament_size(deals, max(1, pairings), seatings)
     check_concurrency(concurrency, cluster)
     check_ms("--decision-ms", decision_ms)

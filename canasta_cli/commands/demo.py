@@ -4,7 +4,6 @@ move as it happens."""
 from __future__ import annotations
 
 import random
-import sys
 import time
 from typing import Annotated
 
@@ -12,7 +11,7 @@ import typer
 
 from ..core import GameState, apply, format_move, legal_moves, new_game
 from ..event_text import describe_event
-from ..ui.render import Style
+from ..ui.render import Style, event_cards, stream_style
 from ..ui.screen import fit, say, stream_width
 from . import bounds
 from .options import (
@@ -59,8 +58,8 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
     label = "Side" if r.partnerships else "Player"
     typer.echo(f"{r.name}: {r.players} players, seed {seed}")
     watch = step or delay > 0
-    style = Style(color=False, ascii="utf" not in (sys.stdout.encoding or "").lower())
-    card = style.card if stream_width() else str  # on a terminal, cards as on the table
+    style = stream_style()
+    card = event_cards()  # cards as on the table, on a pipe too
     if watch:
         for e in state.events():
             say("    " + describe_event(e.full(), card=card))

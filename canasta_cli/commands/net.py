@@ -71,6 +71,10 @@ def serve(
     hint: Annotated[bool, typer.Option(
         "--hint", help="Let the people at this table ask for hints ('hint' at the prompt).")]
     = False,
+    undo: Annotated[bool, typer.Option(
+        "--undo", help="Let the people at this table take back their melds of the turn"
+        " before they discard ('undo' at the prompt); with one person and built-in players"
+        " only, it is allowed anyway.")] = False,
     save_dir: Annotated[Path | None, typer.Option(
         help="Where games are saved (default: canasta play's, ~/.local/share/canasta/games).")]
     = None,
@@ -180,8 +184,13 @@ def serve(
     humans = any(s == "human" or s.startswith("human:") for s in specs)
     terminal = playmod.make_table(ascii_only, no_color) if humans else None
     say = terminal.terminal.show if terminal is not None else typer.echo
+    from ..net.held import undo_by_default
+    undo = undo or undo_by_default(specs)
+    if terminal is not None:
+        terminal.undo = undo
     opts = TableOptions(host=host, port=port, tls=tls, away_s=away_s, away_level=away_level,
-                        hint=hint, handshake_s=handshake_s, join_timeout_s=join_timeout_s,
+                        hint=hint, undo=undo, handshake_s=handshake_s,
+                        join_timeout_s=join_timeout_s,
                         guard=Guard(limit=ban_after, ban_s=ban_s))
     try:
         table = Table(specs, seeds[0], opts, tokens, out=say, resumed=resume is not None)

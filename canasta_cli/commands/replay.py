@@ -9,11 +9,11 @@ from typing import Annotated, Any
 import typer
 
 from ..core import observation
-from ..event_text import describe_event, story
+from ..event_text import describe_event, only_cards, second_person, story
 from ..records import RecordError, load_record, sealed_parts
 from ..replay import Replay, verify
 from ..replay import replay as run_replay
-from ..ui.render import Style, fit, render_table, seat_labels
+from ..ui.render import event_cards, fit, render_table, seat_labels, stream_style
 from ..ui.screen import rows, say, stream_width, tail_fitting
 from .options import fail, next_step
 
@@ -36,7 +36,7 @@ def replay(
     = False,
     each_event: Annotated[bool, typer.Option(
         "--each-event", help="With --step: wait after every event, not every turn (with"
-        " --seat: after every move, with the table).")]
+        " --seat: the table after each move's last event).")]
     = False,
     html: Annotated[Path | None, typer.Option(
         help="Write a self-contained HTML replay viewer to this file (opens at --seat's view).")]
@@ -74,25 +74,18 @@ def replay(
     if step and seat is not None:
         _step_through(rep, seat, [str(n) for n in rep.header.get("seats", [])], each_event)
         return
-    width = stream_width()
-    style = Style(color=False, ascii=not _utf8())
-    card = style.card if width else None  # a terminal reads 6♥ as on the table; pipes 6h
+    card = event_cards()  # 6♥ as on the table, on a terminal and on a pipe alike
     for i, (who, move, evs) in enumerate(rep.steps):
         if move is not None:
             say(f"--> seat {who}: {move}")
         for e in evs:
             shown = e.view(-1) if public else e.view(seat) if seat is not None else e.full()
-            say("    " + (describe_event(shown, card=card) if card else describe_event(shown)))
+            say("    " + describe_event(shown, card=card))
             if step and each_event and not next_step():
                 return
         if step and not each_event and move is not None and _turn_ends(rep, i) \
                 and not next_step():
             return
-
-
-def _utf8() -> bool:
-    import sys
-    return "utf" in (getattr(sys.stdout, "encoding", "") or "").lower()
 
 
 def _own_seat(header: dict[str, Any], seat: int | None) -> int | None:
@@ -117,16 +110,18 @@ def _turn_ends(rep: Replay, i: int) -> bool:
 
 
 def _step_through(rep: Replay, seat: int, names: list[str], each_event: bool = False) -> None:
-    """``replay --step --seat N``: the table as seat N saw it after each player's turn (or
-    each event), with what happened in between."""
+    """``replay --step --seat N``: the table as seat N saw it after each player's turn, with
+    what happened in between; ``each_event``: a pause after every event, the table shown
+    after each move's last one."""
     states = rep.states
     steps = rep.steps
-    style = Style(color=False, ascii=not _utf8())
+    style = stream_style()
     width = stream_width()
     height = shutil.get_terminal_size((80, 24)).lines if width else 0
     players = len(states[0].hands)
     names = names if len(names) == players else [f"seat {i}" for i in range(players)]
     labels = seat_labels(seat, names, states[0].rules.partnerships, states[0].rules.sides)
+    card = only_cards(style.card)
 
     def label(s: int) -> str:
         return labels[s] if 0 <= s < players else str(s)
@@ -135,9 +130,21 @@ def _step_through(rep: Replay, seat: int, names: list[str], each_event: bool = F
     for i, ((who, move, evs), state) in enumerate(zip(steps, states, strict=False)):
         if move is not None and who is not None:
             told.append(f"--> {labels[who]}: {move}")
-        told += ["    " + x for x in story([e.view(seat) for e in evs], label, style.card)]
-        if not each_event and i and not _turn_ends(rep, i) and not state.is_over:
-            continue
+        if each_event:
+            # One pause per event: each event in words alone (a pile take is then three
+            # events: the meld of the top card, the take and the pick-up).
+            for e in evs[:-1]:
+                told.append("    " + second_person(describe_event(e.view(seat), label, card)))
+                typer.echo(fit("\n".join(told), width))
+                told = []
+                if not next_step():
+                    return
+            told += ["    " + second_person(describe_event(e.view(seat), label, card))
+                     for e in evs[-1:]]
+        else:
+            told += ["    " + x for x in story([e.view(seat) for e in evs], label, card)]
+            if i and not _turn_ends(rep, i) and not state.is_over:
+                continue
         obs = observation(state, seat, history=False)
         table = [] if state.is_over else [render_table(obs, [], names, style, width,
                                                        max(height - 8, 10) if height else 0)]

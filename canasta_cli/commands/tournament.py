@@ -55,7 +55,12 @@ def tournament(
         " output directory so that a rerun resumes).")] = None,
     rules: RulesOpt = "classic",
     set_: SetOpt = None,
-    sprt: Annotated[bool, typer.Option(help="Two bots only: stop as soon as a sequential"
+    table: Annotated[str | None, typer.Option(
+        help="pairs (two bots a game) or threes (three partnerships: three bots a game, in"
+        " all 3! = 6 assignments to the partnerships per deal). Default: threes with"
+        " six-player-pairs rules and three bots or more, else pairs.")] = None,
+    sprt: Annotated[bool, typer.Option(help="Two bots only (or one table of three: the first"
+                                       " against the second): stop as soon as a sequential"
                                        " probability ratio test decides.")] = False,
     elo1: Annotated[float, typer.Option(help="SPRT: the Elo gain to detect.")] = 50.0,
     sprt_unit: Annotated[str, typer.Option(
@@ -123,8 +128,19 @@ def tournament(
         raise fail("a tournament needs at least two --bot")
     if format_ not in ("round-robin", "gauntlet"):
         raise fail("--format takes round-robin or gauntlet")
-    if sprt and len(bots) != 2:
-        raise fail("--sprt compares exactly two bots")
+    from ..tournament.schedule import default_table
+    if table not in (None, "pairs", "threes"):
+        raise fail("--table takes pairs or threes")
+    seated = default_table(r, len(bots)) if table is None else (
+        "threes" if table == "threes" else "pairs")
+    if seated == "threes" and r.sides != 3:
+        raise fail("--table threes needs rules with three sides (six-player-pairs, or three"
+                   " players)")
+    if seated == "threes" and len(bots) < 3:
+        raise fail("--table threes needs at least three --bot")
+    if sprt and len(bots) != (3 if seated == "threes" else 2):
+        raise fail("--sprt compares exactly two bots (or, at a table of three, the first two"
+                   " of exactly three)")
     try:
         test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
     except ValueError as exc:
@@ -132,7 +148,8 @@ def tournament(
     policy = setup_box(list(bots.values()), sandbox, unboxed, ponder, bot_memory, bot_procs,
                        bot_disk, bot_writable)
     bounds.enforce(bounds.check_tournament, bots, format_, games, r.players, r.partnerships,
-                   concurrency, cluster is not None, decision_ms, bank_ms, elo1)
+                   concurrency, cluster is not None, decision_ms, bank_ms, elo1, r.sides,
+                   seated == "threes")
     try:
         if cluster:
             check_cluster(cluster, cluster_tls, cluster_insecure)
@@ -164,7 +181,8 @@ def tournament(
                                reuse_bots, policy, warn=warn,
                                records=records or html is not None,
                                box_args=_box_args(sandbox, unboxed, ponder, bot_memory,
-                                                  bot_procs, bot_disk, bot_writable))
+                                                  bot_procs, bot_disk, bot_writable),
+                               table=seated)
     except ClusterError as exc:
         executor.abort()
         raise fail(visible(str(exc))) from None

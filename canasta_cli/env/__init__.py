@@ -1,5 +1,6 @@
-"""Canasta for machine learning: a PettingZoo environment, an OpenSpiel game, and a way
-back from a trained policy to a protocol bot (docs/ML.md).
+"""Canasta for machine learning: a PettingZoo environment (``aec_env``, and ``parallel_env``
+behind the parallel API), an OpenSpiel game, and a way back from a trained policy to a
+protocol bot (docs/ML.md).
 
 ``pip install 'canasta[rl]'`` brings what ``aec_env`` needs (pettingzoo, gymnasium, numpy);
 ``as_player`` and the action table need numpy only.  Importing this package needs neither:
@@ -13,6 +14,7 @@ from typing import Any
 
 _WHERE = {
     "aec_env": "aec", "CanastaEnv": "aec", "IllegalActionError": "aec",
+    "parallel_env": "parallel", "CanastaParallelEnv": "parallel",
     "as_player": "player", "PolicyPlayer": "player",
     "action_table": "actions", "ActionTable": "actions", "ActionError": "actions",
     "Encoder": "observe", "Layout": "observe", "PublicTracker": "public",

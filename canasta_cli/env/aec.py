@@ -77,7 +77,8 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             "action_mask": spaces.Box(0, 1, (self.table.size,), dtype=np.int8)})
             for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
-        self._rng = random.Random()
+        self._rng: random.Random | None = random.Random()
+        self._rng_seed = 0
         self._no_mask = np.zeros(self.table.size, np.int8)
         self._size = self.table.size
         self._moves = self.table.moves
@@ -97,9 +98,11 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
                 raise ValueError(f"seed must be a whole number, not {seed!r}")
-            self._rng = random.Random(int(seed))
+            self._rng, self._rng_seed = None, int(seed)  # seeded on first use (costly)
             game_seed = int(seed)
         else:
+            if self._rng is None:
+                self._rng = random.Random(self._rng_seed)
             game_seed = self._rng.randrange(2**63)
         self.seed_ = game_seed
         self.state_ = new_game(self.rules, seed=game_seed)
@@ -173,10 +176,16 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
     def _track(self, node: Any, stop: Any) -> None:
         """Feed the tracker the events logged after ``stop`` up to ``node``, oldest first."""
         fresh = []
+        handled = False
         while node is not stop and node is not None:
             fresh.append(node[1])
+            handled = handled or type(node[1]) in _HANDLERS
             node = node[0]
         tracker = self.tracker
+        if not handled:  # draws: only a pending meld to settle
+            if tracker._pending is not None:
+                tracker.settle()
+            return
         for event in reversed(fresh):
             handler = _HANDLERS.get(type(event))
             if handler is not None:

@@ -191,40 +191,75 @@ def _view_block(row: list[dict[str, Any]]) -> list[int]:
     return nat + wild + [natural, mixed, black3]
 
 
+# Byte maps: a count to 1 when it makes a canasta (7 cards or more), and when it is not 0.
+_CANASTA = bytes(int(i >= 7) for i in range(256))
+_SOME = bytes(int(i > 0) for i in range(256))
+
+
 def _state_block(info: RowInfo, row: tuple[MeldState | None, ...]) -> bytes:
-    """The same from the engine's summary of the row (``RowInfo``)."""
+    """The same from the engine's summary of the row (``RowInfo``).  The canastas are
+    counted a byte per rank: ranks of 7 cards or more, and of those the ones with a wild
+    card (mixed), as bits of two integers (this runs whenever a row changes)."""
+    wild = bytes(info.wild)
     natural = mixed = 0
     if info.canastas:
-        for t, w in zip(info.tot, info.wild, strict=True):
-            if t >= 7:
-                if w:
-                    mixed += 1
-                else:
-                    natural += 1
+        done = _from_bytes(bytes(info.tot).translate(_CANASTA), "little")
+        mixed = (done & _from_bytes(wild.translate(_SOME), "little")).bit_count()
+        natural = done.bit_count() - mixed
     b3 = row[BLACK3]
-    return bytes((*info.nat, *info.wild, natural, mixed, len(b3.cards) if b3 else 0))
+    return b"".join((bytes(info.nat), wild, bytes((natural, mixed, len(b3.cards) if b3 else 0))))
+
+
+def _sizes_getter(order: tuple[int, ...]) -> Callable[[tuple[Any, ...]], bytes]:
+    """The hand sizes of per-seat ``hands`` in ``order``, as bytes (spelt out for the usual
+    table sizes: this runs at every step)."""
+    if len(order) == 2:
+        a, b = order
+        return lambda h: bytes((len(h[a]), len(h[b])))
+    if len(order) == 3:
+        a, b, c = order
+        return lambda h: bytes((len(h[a]), len(h[b]), len(h[c])))
+    if len(order) == 4:
+        a, b, c, d = order
+        return lambda h: bytes((len(h[a]), len(h[b]), len(h[c]), len(h[d])))
+    pick = itemgetter(*order)
+    return lambda h: bytes(map(len, pick(h)))
 
 
 class _Stage:
     """One seat's staging buffer for ``Encoder.from_state``: the vector as bytes (a uint8
-    array and a memoryview to write it), the key of its table parts, the facts last
-    written into it, its phase and turn-seat bytes and its rotations."""
+    array and a memoryview to write it).  Its head (phase to unseen) is rewritten at every
+    call; its table (red threes to minimums) stays until a state field it was read from is
+    replaced, so the stage keeps those (it holds them, so identity cannot be fooled by a
+    reused id), and its facts (known, discards) until the tracker's ``gen`` moves.  ``fix``
+    is the float32 scores and minimums when they do not fit a byte."""
 
-    __slots__ = ("array", "view", "key", "facts", "head", "rot_seats", "rot_sides")
+    __slots__ = ("array", "view", "key", "tracker", "gen", "head", "sizes", "rot_sides",
+                 "red3", "minfo", "team", "lone", "rows", "unmelded", "scores", "fix")
 
-    def __init__(self, size: int, key: int, head: dict[tuple[int, int], bytes],
-                 rot_seats: Callable[[Any], tuple[Any, ...]],
+    def __init__(self, size: int, sides: int, key: int, head: dict[int, tuple[bytes, ...]],
+                 sizes: Callable[[tuple[Any, ...]], bytes],
                  rot_sides: Callable[[Any], tuple[Any, ...]]) -> None:
         self.array = _frombuffer(bytearray(size), _UINT8)
         self.view = memoryview(self.array)
         self.key = key
-        self.facts: bytes | None = None
-        self.head, self.rot_seats, self.rot_sides = head, rot_seats, rot_sides
+        self.tracker: PublicTracker | None = None
+        self.gen = -1
+        self.head, self.sizes, self.rot_sides = head, sizes, rot_sides
+        self.red3: Any = None
+        self.minfo: Any = None
+        self.team: Any = None
+        self.lone: int | None = None
+        self.rows: list[_Block | None] = [None] * sides
+        self.unmelded = True
+        self.scores: Any = None
+        self.fix: Any = None
 
 
-# A table key's rows part (the minfo, team and lone it was read from, and its bytes) and
-# points part (the scores, their bytes or zeros, and float32 values when they do not fit).
-_Rows = tuple[tuple[RowInfo, ...], tuple[int, ...], int | None, bytes]
+# A row of melds' block (the summary and row it was read from, and its bytes) and a table
+# key's points part (the scores, their bytes or zeros, and float32 values when they do not
+# fit a byte).
+_Block = tuple[RowInfo, tuple[MeldState | None, ...], bytes]
 _Points = tuple[tuple[int, ...], bytes, Any]
 
 
@@ -246,24 +281,29 @@ class Encoder:
         self._table_keys = tuple(seat if rules.cutthroat else rules.side_of(seat)
                                  for seat in range(p))
         self._red3: list[tuple[tuple[tuple[int, ...], ...], bytes] | None] = [None] * p
-        self._rows: list[_Rows | None] = [None] * p
         self._points: list[_Points | None] = [None] * p
         self._piles: tuple[Any, ...] | None = None
-        self._blocks: list[tuple[RowInfo, tuple[MeldState | None, ...], bytes] | None] = \
-            [None] * s
-        # Per seat: its side, the phase and turn-seat bytes, and getters rotating per-seat
-        # and per-side tuples into relative order.
+        self._blocks: list[_Block | None] = [None] * s
+        # Per seat: its side, the phase and turn-seat bytes (by the phase's id, then the
+        # turn seat), the hand sizes in relative order, and getters rotating per-seat and
+        # per-side tuples into relative order.
         self._seat_info = tuple(
             (rules.side_of(seat),
-             {(id(Phase(ph)), t): bytes(_PHASE_VEC[Phase(ph)] + self._seat_vec[(t - seat) % p])
-              for ph in (*PHASES, "game_over") for t in range(p)},
-             itemgetter(*self._rel_seats[seat]), _getter(self._rel_sides[rules.side_of(seat)]),
+             {id(Phase(ph)): tuple(bytes(_PHASE_VEC[Phase(ph)] + self._seat_vec[(t - seat) % p])
+                                   for t in range(p))
+              for ph in (*PHASES, "game_over")},
+             _sizes_getter(self._rel_seats[seat]),
+             _getter(self._rel_sides[rules.side_of(seat)]),
              rules.cutthroat)
             for seat in range(p))
         self._zero_points = bytes(2 * s)
         at = self.layout.offsets
         self._opening_at = at["turn"] + 4
         self._points_at = slice(at["scores"], at["scores"] + 2 * s)
+        self._table_at = at["red_threes"]
+        self._flags_at = at["side_melded"]
+        self._melds_at = at["melds"]
+        self._scores_at = at["scores"]
         self._facts_at = at["known"]
 
     def tracker(self) -> PublicTracker:
@@ -275,105 +315,117 @@ class Encoder:
         """The vector for ``seat``, from the public parts of ``state`` and ``tracker``.
 
         Every count fits a byte (the tracker's counts are bytes already), so the vector is
-        laid out as bytes in the seat's staging buffer and converted once into a new array.
-        The table's parts (red threes; the rows of melds; scores and minimums) are kept
-        per side (per seat in cut-throat) with the state fields they were read from, and
-        rebuilt only when one of those was replaced (state fields are immutable); the
-        tracker's facts are cached by the tracker and written when they change.  Points
-        that do not fit a byte are written after the conversion."""
+        kept as bytes in the seat's staging buffer and converted once into a new array.
+        Only the head (phase to unseen: what changes at every step) is written at every
+        call.  The table's parts are rewritten only when a state field they are read from
+        was replaced (state fields are immutable): a row of melds' block when its row
+        changed (random play melds often), red threes, scores and minimums from parts kept
+        per side (per seat in cut-throat).  The tracker keeps each seat's facts up to date
+        event by event; they are copied in when they changed.  Points that do not fit a
+        byte are written after the conversion."""
         stage = self._stages[seat]
         if stage is None:
             stage = self._stage(seat)
         if tracker._pending is not None:
             tracker.settle()
+        minfo, team = state.minfo, state.team
+        if minfo is not stage.minfo or team is not stage.team or state.lone != stage.lone:
+            self._write_rows(stage, state, seat)
+        if state.red3 is not stage.red3 or state.scores is not stage.scores:
+            self._write_points(stage, state, seat)
+        pile = state.pile
+        piles = self._piles
+        if piles is None or piles[0] is not pile or piles[1] != state.pile_frozen:
+            piles = self._piles_of(pile, state.pile_frozen)
+        perm = state.permission
+        opening = state.opening_total
+        hand = bytes(state.hc[seat])
+        # unseen = hidden + known[seat] - hand, per kind, as one byte-wise sum: every term
+        # and partial sum is a count below 256, and no kind goes below zero (the seat's
+        # cards are each hidden or known to be in its hand), so nothing carries or borrows.
+        stage.view[:self._table_at] = b"".join((
+            stage.head[id(state.phase)][state.turn_seat], hand, stage.sizes(state.hands),
+            piles[2] if stage.unmelded else piles[3], tracker.pile_counts,
+            bytes((len(state.stock), state.took_pile, state.asked, perm is True,
+                   perm is False, opening if 0 <= opening < 256 else 0)),
+            (_from_bytes(tracker.hidden, "little") + tracker.known_ints[seat]
+             - _from_bytes(hand, "little")).to_bytes(N_KINDS, "little")))
+        if tracker.gen != stage.gen or tracker is not stage.tracker:
+            stage.view[self._facts_at:] = tracker.rel[seat]
+            stage.gen, stage.tracker = tracker.gen, tracker
+        vec = stage.array.astype(_FLOAT32)
+        if not 0 <= opening < 256:
+            vec[self._opening_at] = opening
+        if stage.fix is not None:
+            vec[self._points_at] = stage.fix
+        return vec  # type: ignore[no-any-return]
+
+    def _write_rows(self, stage: _Stage, state: GameState, seat: int) -> None:
+        """Which rows hold a meld (cut-throat: also the lone hand and the row each seat
+        plays on), then the block of each row that changed since ``stage`` last saw it,
+        cached by the identity of the row and its summary."""
+        side, _, _, rot_sides, cut = self._seat_info[seat]
+        minfo, team, rules, view = state.minfo, state.team, self.rules, stage.view
+        sides = self._rel_sides[side]
+        blocks, seen, at = self._blocks, stage.rows, self._melds_at
+        # The flags change seldom (a row's first meld, partners forming): rewritten then.
+        flags = team is not stage.team or state.lone != stage.lone
+        for rel, a in enumerate(sides):
+            info, row = minfo[a], state.melds[a]
+            last = seen[rel]
+            if last is None or last[0] is not info or last[1] is not row:
+                hit = blocks[a]
+                if hit is None or hit[0] is not info or hit[1] is not row:
+                    hit = blocks[a] = (info, row, _state_block(info, row))
+                view[at:at + MELD_BLOCK] = hit[2]
+                if last is None or last[0].melded != info.melded:
+                    flags = True
+                seen[rel] = hit
+            at += MELD_BLOCK
+        if flags:
+            if cut:
+                view[self._flags_at:self._melds_at] = b"".join((
+                    bytes(minfo[team[a]].melded for a in sides),
+                    bytes(self._seat_vec[(state.lone - seat) % rules.players])
+                    if state.lone is not None else bytes(rules.players),
+                    bytes(v for s in self._rel_seats[seat]
+                          for v in self._side_vec[(team[s] - side) % rules.sides])))
+            else:
+                view[self._flags_at:self._melds_at] = bytes(map(_MELDED, rot_sides(minfo)))
+        stage.minfo, stage.team, stage.lone = minfo, team, state.lone
+        stage.unmelded = not minfo[team[seat]].melded
+
+    def _write_points(self, stage: _Stage, state: GameState, seat: int) -> None:
+        """Red threes, scores and minimums into ``stage``, from the parts kept for its
+        table key."""
         key = stage.key
         red3 = self._red3[key]
         if red3 is None or red3[0] is not state.red3:
             red3 = self._red3[key] = (state.red3, bytes(map(len, stage.rot_sides(state.red3))))
-        rows = self._rows[key]
-        if (rows is None or rows[0] is not state.minfo or rows[1] is not state.team
-                or rows[2] != state.lone):
-            rows = self._rows_of(state, seat)
         points = self._points[key]
         if points is None or points[0] is not state.scores:
             points = self._points_of(state, seat)
-        pile, frozen = state.pile, state.pile_frozen
-        unmelded = not state.minfo[state.team[seat]].melded
-        piles = self._piles
-        if (piles is None or piles[0] is not pile or piles[1] is not tracker
-                or piles[2] != frozen or piles[3] != unmelded):
-            piles = self._piles_of(pile, tracker, frozen, unmelded)
-        perm = state.permission
-        opening = state.opening_total
-        hand = bytes(state.hc[seat])
-        at = seat * N_KINDS
-        # unseen = hidden + known[seat] - hand, per kind, as one byte-wise sum: every term
-        # and partial sum is a count below 256, and no kind goes below zero (the seat's
-        # cards are each hidden or known to be in its hand), so nothing carries or borrows.
-        unseen = (_from_bytes(tracker.hidden, "little")
-                  + _from_bytes(tracker.known[at:at + N_KINDS], "little")
-                  - _from_bytes(hand, "little")).to_bytes(N_KINDS, "little")
-        view = stage.view
-        view[:self._facts_at] = b"".join((
-            stage.head[id(state.phase), state.turn_seat], hand,
-            bytes(map(len, stage.rot_seats(state.hands))), piles[4],
-            bytes((len(state.stock), state.took_pile, state.asked, perm is True,
-                   perm is False, opening if 0 <= opening < 256 else 0)),
-            unseen, red3[1], rows[3], points[1]))
-        facts = tracker.facts(seat)
-        if stage.facts is not facts:
-            view[self._facts_at:] = facts
-            stage.facts = facts
-        vec = stage.array.astype(_FLOAT32)
-        if not 0 <= opening < 256:
-            vec[self._opening_at] = opening
-        if points[2] is not None:
-            vec[self._points_at] = points[2]
-        return vec  # type: ignore[no-any-return]
+        stage.view[self._table_at:self._flags_at] = red3[1]
+        stage.view[self._scores_at:self._facts_at] = points[1]
+        stage.red3, stage.scores, stage.fix = state.red3, state.scores, points[2]
 
-    def _piles_of(self, pile: tuple[int, ...], tracker: PublicTracker, frozen: bool,
-                  unmelded: bool) -> tuple[Any, ...]:
-        """pile_top to pile_cards, kept for the next call with the same pile and tracker
-        (the tracker's pile counts change only with the pile)."""
+    def _piles_of(self, pile: tuple[int, ...], frozen: bool) -> tuple[Any, ...]:
+        """pile_top to pile_stopped, for a seat whose side has not melded and for one whose
+        side has, kept for the next call with the same pile (the pile's counts come from
+        the tracker)."""
         top = KIND_OF[pile[-1]] if pile else None
-        piles = self._piles = (pile, tracker, frozen, unmelded, b"".join((
-            _TOP_BYTES[top], bytes((len(pile), frozen, frozen or unmelded, top in _STOPS)),
-            tracker.pile_counts)))
+        head, stopped = _TOP_BYTES[top] + bytes((len(pile), frozen)), top in _STOPS
+        piles = self._piles = (pile, frozen, head + bytes((1, stopped)),
+                               head + bytes((frozen, stopped)))
         return piles
 
     def _stage(self, seat: int) -> _Stage:
         if _frombuffer is None:
             _load_numpy()
-        side, head, rot_seats, rot_sides, _ = self._seat_info[seat]
-        stage = self._stages[seat] = _Stage(self.size, self._table_keys[seat], head, rot_seats,
-                                            rot_sides)
+        side, head, sizes, rot_sides, _ = self._seat_info[seat]
+        stage = self._stages[seat] = _Stage(self.size, self.rules.sides, self._table_keys[seat],
+                                            head, sizes, rot_sides)
         return stage
-
-    def _rows_of(self, state: GameState, seat: int) -> _Rows:
-        """The rows part for ``seat``'s side (its seat in cut-throat): which rows hold a
-        meld (cut-throat: also the lone hand and the row each seat plays on), then each
-        row's block, cached by the identity of the row's summary."""
-        side, _, _, rot_sides, cut = self._seat_info[seat]
-        minfo, team, rules = state.minfo, state.team, self.rules
-        sides = self._rel_sides[side]
-        if cut:
-            pieces = [bytes(minfo[team[a]].melded for a in sides),
-                      bytes(self._seat_vec[(state.lone - seat) % rules.players])
-                      if state.lone is not None else bytes(rules.players),
-                      bytes(v for s in self._rel_seats[seat]
-                            for v in self._side_vec[(team[s] - side) % rules.sides])]
-        else:
-            pieces = [bytes(map(_MELDED, rot_sides(minfo)))]
-        blocks = self._blocks
-        for a in sides:
-            info, row = minfo[a], state.melds[a]
-            hit = blocks[a]
-            if hit is None or hit[0] is not info or hit[1] is not row:
-                hit = blocks[a] = (info, row, _state_block(info, row))
-            pieces.append(hit[2])
-        rows = self._rows[self._table_keys[seat]] = (minfo, team, state.lone,
-                                                     b"".join(pieces))
-        return rows
 
     def _points_of(self, state: GameState, seat: int) -> _Points:
         """Scores and minimums for ``seat``'s side: bytes when they all fit, else zeros and

@@ -10,6 +10,7 @@ engine events (the environment) and event views as the protocol sends them
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from ..core import events as ev
@@ -38,7 +39,12 @@ class PublicTracker:
     * ``pile_counts``: the discard pile;
     * ``hidden``: the pack less every card laid on the table (melds, red threes), the pile
       and the known cards: what no seat has seen face up.  A seat has not seen
-      ``hidden + known[seat] - its hand`` (the ``unseen`` field).
+      ``hidden + known[seat] - its hand`` (the ``unseen`` field);
+    * ``known_ints``: per seat, its ``known`` counts read as one little-endian integer (the
+      encoder's byte-wise sum for ``unseen``), kept as ``known`` changes;
+    * ``rel``: per seat, the vector's last two fields as that seat sees them (the ``known``
+      of the other seats, then every seat's ``discards``, in playing order from it), kept
+      event by event; ``gen`` counts their changes, so a reader knows when to copy them.
 
     Every count is below 256 (a pack has at most 162 cards; a seat discards at most once a
     turn, and a hand has fewer turns than draws and pile takes, each of which moves a
@@ -46,15 +52,14 @@ class PublicTracker:
     """
 
     __slots__ = ("players", "pack", "known", "known_faces", "discards", "pile", "pile_counts",
-                 "hidden", "_pending", "_facts")
+                 "hidden", "known_ints", "rel", "gen", "_known_at", "_discard_at",
+                 "_pending")
 
     def __init__(self, players: int, decks: int) -> None:
         self.players = players
-        pack = [0] * N_KINDS
-        for c in full_deck(decks):
-            pack[KIND_OF[c]] += 1
-        self.pack = bytes(pack)
+        self.pack = _pack(decks)
         self._pending: tuple[int, tuple[int, ...]] | None = None
+        self.gen = 0
         self.reset()
 
     def reset(self) -> None:
@@ -65,8 +70,20 @@ class PublicTracker:
         self.pile: list[int] = []
         self.pile_counts = bytearray(N_KINDS)
         self.hidden = bytearray(self.pack)
+        self.known_ints = [0] * n
         self._pending = None
-        self._facts: dict[int, bytes] = {}
+        self._relate([bytearray((2 * n - 1) * N_KINDS) for _ in range(n)])
+
+    def _relate(self, rel: list[bytearray]) -> None:
+        """Take ``rel`` as the per-seat facts, with where each seat's known cards and
+        discards sit in every other seat's (``(buffer, offset)`` pairs)."""
+        n, k = self.players, N_KINDS
+        self.rel = rel
+        self._known_at = tuple(tuple((rel[x], ((s - x) % n - 1) * k) for x in range(n) if x != s)
+                               for s in range(n))
+        self._discard_at = tuple(tuple((rel[x], (n - 1 + (s - x) % n) * k) for x in range(n))
+                                 for s in range(n))
+        self.gen += 1
 
     def copy(self) -> PublicTracker:
         new = object.__new__(PublicTracker)
@@ -78,8 +95,10 @@ class PublicTracker:
         new.pile = list(self.pile)
         new.pile_counts = bytearray(self.pile_counts)
         new.hidden = bytearray(self.hidden)
+        new.known_ints = list(self.known_ints)
         new._pending = self._pending
-        new._facts = {}
+        new.gen = self.gen
+        new._relate([bytearray(b) for b in self.rel])
         return new
 
     def known_of(self, seat: int) -> list[int]:
@@ -90,18 +109,16 @@ class PublicTracker:
 
     def facts(self, seat: int) -> bytes:
         """The ``known`` of the other seats then every seat's ``discards``, in playing
-        order from ``seat`` (the vector's last two fields), kept until they change."""
-        hit = self._facts.get(seat)
-        if hit is None:
-            k, d = self.known, self.discards
-            at, nxt = seat * N_KINDS, (seat + 1) * N_KINDS
-            hit = self._facts[seat] = b"".join((k[nxt:], k[:at], d[at:], d[:at]))
-        return hit
+        order from ``seat`` (the vector's last two fields)."""
+        return bytes(self.rel[seat])
 
     # The facts, one method per kind of public event -------------------------------------
+    # (cards are ids of any deck, or faces: kinds and faces are read from either)
 
-    def _forget(self, seat: int, face: int) -> None:
+    def _forget(self, seat: int, card: int) -> None:
+        """``card`` (an id of any deck: known cards go by face) left ``seat``'s hand."""
         faces = self.known_faces[seat]
+        face = card % CARDS_PER_DECK
         n = faces.get(face) if faces else None
         if n:
             if n == 1:
@@ -110,7 +127,10 @@ class PublicTracker:
                 faces[face] = n - 1
             kind = KIND_OF[face]
             self.known[seat * N_KINDS + kind] -= 1
-            self._facts.clear()
+            self.known_ints[seat] -= 1 << (8 * kind)
+            for buf, at in self._known_at[seat]:
+                buf[at + kind] -= 1
+            self.gen += 1
             self.hidden[kind] += 1  # it goes on the table or the pile, counted there
 
     def _flush(self) -> None:
@@ -118,8 +138,9 @@ class PublicTracker:
         pending = self._pending
         if pending is not None:
             self._pending = None
-            for f in pending[1]:
-                self._forget(pending[0], f)
+            if self.known_faces[pending[0]]:
+                for f in pending[1]:
+                    self._forget(pending[0], f)
             self._on_table(pending[1])
 
     def _on_table(self, faces: tuple[int, ...]) -> None:
@@ -145,7 +166,9 @@ class PublicTracker:
         self.pile_counts[kind] += 1
         self.hidden[kind] -= 1
         self.discards[seat * N_KINDS + kind] += 1
-        self._facts.clear()
+        for buf, at in self._discard_at[seat]:
+            buf[at + kind] += 1
+        self.gen += 1
 
     def meld(self, seat: int, faces: tuple[int, ...]) -> None:
         """Settled by the next event: a pile take from the same seat means the meld holds
@@ -163,17 +186,23 @@ class PublicTracker:
             kind = self.pile.pop()
             self.pile_counts[kind] -= 1
             self.hidden[kind] += 1  # out of the pile, onto the table just below
-        for f in faces:
-            self._forget(seat, f)
+        if self.known_faces[seat]:
+            for f in faces:
+                self._forget(seat, f)
         self._on_table((top, *faces))
 
     def picked_up(self, seat: int, faces: tuple[int, ...]) -> None:
         self._flush()
         known, at, counts = self.known_faces[seat], seat * N_KINDS, self.known
         for f in faces:
-            known[f] = known.get(f, 0) + 1
+            face = f % CARDS_PER_DECK
+            known[face] = known.get(face, 0) + 1
             counts[at + KIND_OF[f]] += 1
-        self._facts.clear()
+        mine = counts[at:at + N_KINDS]
+        self.known_ints[seat] = int.from_bytes(mine, "little")
+        for buf, off in self._known_at[seat]:
+            buf[off:off + N_KINDS] = mine
+        self.gen += 1
         self.pile = []  # the pile became known cards: ``hidden`` does not change
         self.pile_counts = bytearray(N_KINDS)
 
@@ -234,16 +263,25 @@ class PublicTracker:
             self._flush()
 
 
-_D = CARDS_PER_DECK
 
+
+@lru_cache(maxsize=8)
+def _pack(decks: int) -> bytes:
+    """The pack's count of each kind."""
+    pack = [0] * N_KINDS
+    for c in full_deck(decks):
+        pack[KIND_OF[c]] += 1
+    return bytes(pack)
+
+# Engine events carry card ids of every deck: the tracker reads kinds and faces of those
+# (``KIND_OF`` covers every id; a known card is matched by face).
 _HANDLERS: dict[type, Callable[[PublicTracker, Any], None]] = {
-    ev.Discarded: lambda t, e: t.discard(e.seat, e.card % _D),
-    ev.Melded: lambda t, e: t.meld(e.seat, tuple(c % _D for c in e.cards)),
-    ev.Added: lambda t, e: t.added(e.seat, e.card % _D),
-    ev.PileTaken: lambda t, e: t.took_pile(e.seat, e.top % _D,
-                                           tuple(c % _D for c in e.with_cards)),
-    ev.PilePickedUp: lambda t, e: t.picked_up(e.seat, tuple(c % _D for c in e.cards)),
-    ev.RedThreeLaid: lambda t, e: t.red_three(e.seat, e.card % _D, e.source == "pile"),
-    ev.UpcardTurned: lambda t, e: t.upcard(e.card % _D),
+    ev.Discarded: lambda t, e: t.discard(e.seat, e.card),
+    ev.Melded: lambda t, e: t.meld(e.seat, tuple(e.cards)),
+    ev.Added: lambda t, e: t.added(e.seat, e.card),
+    ev.PileTaken: lambda t, e: t.took_pile(e.seat, e.top, tuple(e.with_cards)),
+    ev.PilePickedUp: lambda t, e: t.picked_up(e.seat, tuple(e.cards)),
+    ev.RedThreeLaid: lambda t, e: t.red_three(e.seat, e.card, e.source == "pile"),
+    ev.UpcardTurned: lambda t, e: t.upcard(e.card),
     ev.HandStarted: lambda t, e: t.reset(),
 }

@@ -17,6 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..core import Move, format_move
@@ -26,6 +27,8 @@ from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from ..seats.base import Interrupted, Message
 from ..seats.human import HumanSeat, SharedTable
 from ..ui.prompt import Terminal
+from ..ui.render import event_cards
+from .held import HeldView, client_view
 from .wire import LineTooLong, Splitter, join_message, line
 
 CONNECT_S = 10.0
@@ -146,6 +149,21 @@ class Link:
             self.pending.extendleft(reversed(kept))
             self.busy = False
 
+    def ahead(self, rid: object, texts: list[str]) -> Message:
+        """The server's ``ahead`` answer about these held moves (net/held.py)."""
+        self.busy = True
+        self.send({"type": "ahead", "id": rid, "moves": texts})
+        kept: list[bytes] = []
+        try:
+            while True:
+                msg = self.read()
+                if msg.get("type") == "ahead" and msg.get("id") == rid:
+                    return msg
+                kept.append(line(msg))
+        finally:
+            self.pending.extendleft(reversed(kept))
+            self.busy = False
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.sock.close()
@@ -163,6 +181,9 @@ class RemotePerson(HumanSeat):
             return ("Hints are off at this table (the host allows them with canasta serve"
                     " --hint).")
         return super()._hint(msg)
+
+    def _undo_off(self) -> str:
+        return " (and undo is off at this table: the host allows it with canasta serve --undo)"
 
 
 class RemoteAct(dict[str, Any]):
@@ -187,6 +208,22 @@ class RemoteAct(dict[str, Any]):
 
         self.explain = explain
         self.sequence = sequence
+        if link.welcome.get("undo") is True:
+            self.ahead = partial(_held, link, rid)
+
+
+def _held(link: Link, rid: object, texts: list[str]) -> HeldView | None:
+    """The table after the held moves, as the server sees it from this seat (None: they
+    cannot be held, and are played at once)."""
+    def ask(moves: list[str]) -> tuple[int | None, str]:
+        try:
+            return link.ask(rid, moves)
+        except Lost:
+            return 0, "the connection to the table was lost"
+    try:
+        return client_view(link.ahead(rid, texts), texts, ask)
+    except Lost:
+        return None
 
 
 Connect = Callable[[], Link]
@@ -203,6 +240,7 @@ def play_person(connect: Connect, table: SharedTable, retry_s: float,
     while True:
         welcome = link.welcome
         seat = RemotePerson(table, str(welcome.get("name", "you")), bool(welcome.get("hint")))
+        table.undo = welcome.get("undo") is True
         seat.replaying = bool(welcome.get("rejoin")) or not first
         if first:
             show(style.bold(f"Joined seat {welcome.get('seat')} as {welcome.get('name')}."
@@ -369,7 +407,7 @@ def _public(msg: Message, show: Callable[[str], None], names: list[str],
         extra = f" (by {by})" if by in ("default", "stand-in") else ""
         show(f"--> {label(int(msg.get('seat', -1)))}: {msg.get('move')}{extra}")
     elif kind == "event" and isinstance(msg.get("event"), dict):
-        show("    " + describe_event(msg["event"], label))
+        show("    " + describe_event(msg["event"], label, event_cards()))
     elif kind == "result":
         show(f"== Game over ({msg.get('reason')}): scores "
              + " / ".join(str(s) for s in msg.get("scores") or []))

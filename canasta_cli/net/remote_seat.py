@@ -23,6 +23,7 @@ from ..protocol.messages import PROTOCOL, encode
 from ..protocol.replies import MAX_MOVE_TEXT, ProtocolError, decode_line, request_id
 from ..seats.base import Message, Seat, SeatFailure
 from ..seats.sorting import ReplySorter
+from .held import MAX_HELD, held_view
 from .hub import Conn, Hub
 from .wire import line
 
@@ -37,13 +38,15 @@ class RemoteSeat(Seat):
     wire_only = False  # a stand-in may play from the same request
 
     def __init__(self, name: str, index: int, hub: Hub, stand_in: Seat, away_s: float = 120.0,
-                 hint: bool = False, announce: Callable[[str], None] | None = None) -> None:
+                 hint: bool = False, announce: Callable[[str], None] | None = None,
+                 undo: bool = False) -> None:
         self.name = name
         self.index = index
         self.hub = hub
         self.stand_in = stand_in
         self.away_s = away_s
         self.hint = hint
+        self.undo = undo  # a person may hold melds and take them back (net/held.py)
         self.announce = announce or (lambda text: None)
         self.kind: str | None = None
         self.timed = True
@@ -86,7 +89,8 @@ class RemoteSeat(Seat):
             rejoin = self._joins > 1 or self.resumed
             self._lines.clear()
             self.hub.welcome(conn, role="player", seat=self.index, name=self.name, client=kind,
-                             hint=self.hint and kind == "person", rejoin=rejoin,
+                             hint=self.hint and kind == "person",
+                             undo=self.undo and kind == "person", rejoin=rejoin,
                              away_s=self.away_s)
             if kind == "person" and self._log:
                 self._out.clear()  # all of it is in the log, which goes first
@@ -293,6 +297,10 @@ class RemoteSeat(Seat):
                             and explained < EXPLAINS_PER_REQUEST:
                         explained += 1
                         answers.append(_explained(msg, got))
+                    elif kind == "ahead" and request_id(got) == rid:
+                        explained += 1  # answered always: the client waits for it
+                        answers.append(held_view(msg, got, self.undo,
+                                                 explained > EXPLAINS_PER_REQUEST))
                     elif self._sorter.is_answer(got, rid, "move"):
                         reply = got
                 if reply is not None:
@@ -357,10 +365,11 @@ def _explained(msg: Message, query: dict[str, Any]) -> bytes:
     referee's own explainer, which reads only that player's hand and the table."""
     texts = query.get("moves")
     rid = msg.get("id")
-    if not isinstance(texts, list) or not 1 <= len(texts) <= 20 or not all(
+    if not isinstance(texts, list) or not 1 <= len(texts) <= MAX_HELD + 1 or not all(
             isinstance(t, str) and len(t) <= MAX_MOVE_TEXT for t in texts):
         return line({"type": "explained", "id": rid, "index": 0,
-                     "reason": "an explain message names 1 to 20 moves in notation"})
+                     "reason": f"an explain message names 1 to {MAX_HELD + 1} moves in"
+                     " notation"})
     obs = msg.get("observation") or {}
     top = obs.get("pile_top")
     try:

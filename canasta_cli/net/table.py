@@ -85,6 +85,7 @@ class TableOptions:
     away_s: float = 120.0
     away_level: str = "normal"
     hint: bool = False
+    undo: bool = False  # people may take back melds of their turn (net/held.py)
     handshake_s: float = 10.0
     join_timeout_s: float = 0.0  # 0: wait for the remote seats as long as it takes
     guard: Guard = field(default_factory=Guard)
@@ -116,7 +117,8 @@ class Table:
             if not is_remote(spec):
                 continue
             stand_in = builtin_seat(f"builtin:{opts.away_level}", seed * 7919 + i)
-            seat = RemoteSeat(spec, i, self.hub, stand_in, opts.away_s, opts.hint, self.announce)
+            seat = RemoteSeat(spec, i, self.hub, stand_in, opts.away_s, opts.hint, self.announce,
+                              undo=opts.undo)
             seat.resumed = resumed
             self.remote.append(seat)
             self.hub.targets[("seat", i)] = seat

@@ -122,6 +122,9 @@ class HumanSeat(Seat):
                 lines.append(f"      {evidence.reason(r.index, players, labels)}")
         return "\n".join(lines)
 
+    def _undo_off(self) -> str:
+        return " (and undo is off in this game: see play --undo)"
+
     def start(self, hello: Message, timeout: float) -> Message:
         self.advisor(hello)
         self.seat = int(hello["seat"])
@@ -303,8 +306,7 @@ class HumanSeat(Seat):
                 if not held:
                     terminal.show("  nothing to undo: only your melds and additions of this"
                                   " turn are taken back, never a draw or a pile take"
-                                  + ("" if self.table.undo else
-                                     " (and undo is off in this game: see play --undo)"))
+                                  + ("" if self.table.undo else self._undo_off()))
                     continue
                 taken = held.pop()
                 view = ahead(held) if held and ahead is not None else None

@@ -140,7 +140,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     payload = json.loads(sys.stdin.buffer.read(MAX_PAYLOAD))
     _hide_existing([p for p in payload["hide"] if isinstance(p, str)])
-    tasks = [Task(int(t["index"]), (str(t["pair"][0]), str(t["pair"][1])), int(t["deal"]),
+    tasks = [Task(int(t["index"]), tuple(str(x) for x in t["pair"]), int(t["deal"]),
                   tuple(str(s) for s in t["seating"]), int(t["seed"])) for t in payload["tasks"]]
     rows = play_tasks(tasks, _config(payload["config"]))
     results.write(json.dumps(rows, separators=(",", ":")).encode())

@@ -14,13 +14,15 @@ from ..private_files import write_private
 from ..protocol.statuses import FAILURES
 from ..safetext import csv_text, visible
 from .runner import RunState, counted_rows, outcome
+from .runner import outcomes as game_outcomes
 from .stats import Sprt, SprtTally, cross_table, elo_with_error, standings, variance_saving
+from .threes import MEANING, places
 
 
 def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, deals: int,
               seed: int, sprt: Sprt | None) -> dict[str, Any]:
     rows = counted_rows(state)
-    outcomes = [outcome(r, rules) for r in rows]
+    outcomes = [o for r in rows for o in game_outcomes(r, rules)]
     names = list(bots)
     stand = standings(outcomes, names)
     failures: dict[str, dict[str, int]] = {n: dict.fromkeys(FAILURES, 0) for n in names}
@@ -38,6 +40,9 @@ def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, d
         "duplicate": variance_saving(outcomes),
         "deals": deals_won(outcomes),
     }
+    threes = places(rows, rules, names)
+    if threes:
+        result["tables_of_three"] = {"meaning": MEANING, "places": threes}
     if sprt is not None:
         result["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
                           "beta": sprt.beta, "unit": sprt.unit,
@@ -77,10 +82,10 @@ def _sprt_llr(rows: list[dict[str, Any]], rules: Ruleset, sprt: Sprt) -> float:
 def deals_won(outcomes: list[Any]) -> list[dict[str, Any]]:
     """Per pairing, the duplicate deals each bot won on its seatings together (the sum of its
     score differences over every seating of the deal), and the ties."""
-    sums: dict[tuple[str, str], dict[int, float]] = {}
+    sums: dict[tuple[str, str], dict[tuple[tuple[str, ...], int], float]] = {}
     for o in outcomes:
-        sums.setdefault(o.pair, {}).setdefault(o.deal, 0.0)
-        sums[o.pair][o.deal] += o.diff
+        sums.setdefault(o.pair, {}).setdefault((o.table, o.deal), 0.0)
+        sums[o.pair][(o.table, o.deal)] += o.diff
     out = []
     for (a, b), by_deal in sums.items():
         won_a = sum(1 for d in by_deal.values() if d > 0)
@@ -140,8 +145,9 @@ def write(summary: dict[str, Any], out: Path) -> None:
 
 
 def render(summary: dict[str, Any]) -> str:
+    per = "table of three" if summary.get("tables_of_three") else "pairing"
     lines = [f"{summary['games']} games, {summary['format']}, {summary['deals_per_pairing']}"
-             f" duplicate deals per pairing, seed {summary['seed']}"]
+             f" duplicate deals per {per}, seed {summary['seed']}"]
     lines.append(f"{'bot':<16}{'games':>6}{'W-D-L':>12}{'diff/deal':>11}{'95% CI':>10}"
                  f"{'Elo':>7}{'Elo 95%':>16}  failures")
     for s in sorted(summary["standings"], key=lambda r: -r["points"]):
@@ -168,25 +174,37 @@ def render(summary: dict[str, Any]) -> str:
         lines.append(f"duplicate deals: variance of the mean difference {dup['paired_var']:.0f}"
                      f" against {dup['unpaired_var']:.0f} unpaired, {dup['factor']:.1f}x fewer"
                      " games for the same precision")
+    both = "all its seatings" if summary.get("tables_of_three") else "both seatings"
     for d in summary.get("deals", []):
         a, b = d["pair"]
         share = (d[a] + 0.5 * d["tied"]) / d["deals"] if d["deals"] else 0.0
-        lines.append(f"deals won, both seatings together: {visible(a)} {d[a]}, {visible(b)}"
+        lines.append(f"deals won, {both} together: {visible(a)} {d[a]}, {visible(b)}"
                      f" {d[b]}, tied {d['tied']} of {d['deals']} ({visible(a)}: {share:.0%};"
                      f" Elo on deals {_signed(d['elo'])} [{_signed(d['elo_low'])},"
                      f" {_signed(d['elo_high'])}])")
     if summary.get("deals"):
         lines.append(f"({DEAL_RULE}.)")
+    threes = summary.get("tables_of_three")
+    if threes:
+        lines.append("at the tables of three, each bot's places (games won first):")
+        for p in threes["places"]:
+            lines.append(f"  {visible(p['bot']):<14}{p['games']:>6} games: first {p['first']},"
+                         f" second {p['second']}, third {p['third']}; mean score"
+                         f" {p['mean_score']:.0f}")
+        lines.append(f"({threes['meaning']}.)")
     if "sprt" in summary:
         s = summary["sprt"]
         verdict = {"H1": f"the first bot is stronger (Elo +{s['elo1']:g} accepted)",
                    "H0": f"no gain of {s['elo1']:g} Elo (H0 accepted)",
                    None: "undecided when the games ran out"}[s["decision"]]
         unit = s.get("unit", "game")
-        on = "on games" if unit == "game" else "on deals won over both seatings"
+        on = "on games" if unit == "game" else f"on deals won over {both}"
         llr = (f"; LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f})"
                if all(isinstance(s.get(k), int | float) for k in ("llr", "lower", "upper"))
                else "")
         lines.append(f"SPRT {on}: {verdict} after {s['after_games']} games"
                      f" ({s.get('after_deals', '?')} deals){llr}")
+        if threes:
+            lines.append("(at a table of three the SPRT compares the first bot with the"
+                         " second, on their encounters; the third plays in every seating)")
     return "\n".join(lines)

@@ -207,6 +207,6 @@ def shape_problem(row: object, keys: set[str]) -> str | None:
         return "'scores' must hold whole numbers"
     if row.get("winner") is not None and not isinstance(row.get("winner"), int):
         return "'winner' must be a side or null"
-    if len(row["pair"]) != 2 or not all(isinstance(f, dict) for f in row["failures"]):
+    if len(row["pair"]) not in (2, 3) or not all(isinstance(f, dict) for f in row["failures"]):
         return "'pair' or 'failures' is malformed"
     return None

@@ -29,8 +29,9 @@ from ..seats.box import BoxPolicy
 from ..seats.contain import die_with_parent
 from .failures import STDERR_TAIL, replay_command, seat_reasons, write_failure
 from .rows import row_problem
-from .schedule import Format, Task, schedule
+from .schedule import Format, Table, Task, schedule
 from .stats import GameOutcome, Sprt, SprtTally
+from .threes import encounter, encounters
 
 
 @dataclass(frozen=True)
@@ -141,8 +142,16 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
     return row
 
 
+def outcomes(row: dict[str, Any], rules: Ruleset) -> list[GameOutcome]:
+    """A game as the comparisons it holds: one for a pairing, three at a table of three."""
+    return encounters(row, rules) if len(row["pair"]) == 3 else [outcome(row, rules)]
+
+
 def outcome(row: dict[str, Any], rules: Ruleset) -> GameOutcome:
-    """A game from its pairing's point of view."""
+    """A game from its pairing's point of view (at a table of three: its first two bots', the
+    pair the SPRT compares)."""
+    if len(row["pair"]) == 3:
+        return encounter(row, rules, row["pair"][0], row["pair"][1])
     a, b = row["pair"]
     seating = row["seating"]
 
@@ -334,9 +343,9 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                    | None = None, time_control: TimeControl | None = None,
                    reuse_bots: bool = False, box: BoxPolicy | None = None,
                    warn: Callable[[str], None] | None = None, records: bool = False,
-                   box_args: list[str] | None = None) -> RunState:
+                   box_args: list[str] | None = None, table: Table = "pairs") -> RunState:
     private_dir(out)
-    tasks = schedule(list(bots), fmt, deals, rules, seed)
+    tasks = schedule(list(bots), fmt, deals, rules, seed, table)
     config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json(),
                     reuse_bots=reuse_bots, box=box or BoxPolicy(), records=records)
     texts: dict[int, str] = {}  # records of games whose deal is not complete yet
@@ -344,7 +353,7 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
     # A deal's rows reach games.jsonl only once all its seatings are played: until then its
     # seed, in a finished row, would tell the bots of the other seatings the cards.
     missing = Counter((t.pair, t.deal) for t in tasks)
-    waiting: dict[tuple[tuple[str, str], int], list[dict[str, Any]]] = {}
+    waiting: dict[tuple[tuple[str, ...], int], list[dict[str, Any]]] = {}
     games_path = out / "games.jsonl"
     done = load_done(games_path, tasks, rules, warn)
     state = RunState({t.index: {**done[t.key], "index": t.index} for t in tasks
@@ -380,7 +389,7 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                         failed[row["index"]] = (row.pop("failed_seats"),
                                                 {int(k): v for k, v in row.pop("stderr").items()})
                     state.rows[row["index"]] = row
-                    group = ((str(row["pair"][0]), str(row["pair"][1])), int(row["deal"]))
+                    group = (tuple(str(x) for x in row["pair"]), int(row["deal"]))
                     waiting.setdefault(group, []).append(row)
                     missing[group] -= 1
                     if missing[group] == 0:
@@ -465,9 +474,9 @@ def stderr_progress(rules: Ruleset) -> Callable[[RunState, int, float], None]:
         bar = "#" * int(width * n / total) + "-" * (width - int(width * n / total))
         pts: dict[str, float] = {}
         for row in state.rows.values():
-            o = outcome(row, rules)
-            pts[o.pair[0]] = pts.get(o.pair[0], 0.0) + o.result
-            pts[o.pair[1]] = pts.get(o.pair[1], 0.0) + 1 - o.result
+            for o in outcomes(row, rules):
+                pts[o.pair[0]] = pts.get(o.pair[0], 0.0) + o.result
+                pts[o.pair[1]] = pts.get(o.pair[1], 0.0) + 1 - o.result
         table = "  ".join(f"{visible(k)} {v:g}"
                           for k, v in sorted(pts.items(), key=lambda kv: -kv[1]))
         line = (f"[{bar}] {n}/{total} games  {rate:.1f}/s  ETA {left:.0f}s  | {table}"

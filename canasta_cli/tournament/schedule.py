@@ -14,24 +14,25 @@ from typing import Literal
 from ..core import Ruleset
 
 Format = Literal["round-robin", "gauntlet"]
+Table = Literal["pairs", "threes"]
 
 
 @dataclass(frozen=True)
 class Task:
     index: int                  # position in the schedule: results are reported in this order
-    pair: tuple[str, str]       # the two bots of this pairing
+    pair: tuple[str, ...]       # the bots of this pairing: two, or three at a table of three
     deal: int                   # deal number within the pairing
     seating: tuple[str, ...]    # the bot in each seat
     seed: int                   # the deal's seed: the same for every seating of the deal
 
     @property
     def key(self) -> str:
-        return f"{self.pair[0]}|{self.pair[1]}|{self.deal}|{'/'.join(self.seating)}"
+        return f"{'|'.join(self.pair)}|{self.deal}|{'/'.join(self.seating)}"
 
 
-def deal_seed(master: int, pair: tuple[str, str], deal: int) -> int:
+def deal_seed(master: int, pair: tuple[str, ...], deal: int) -> int:
     """A seed per deal, derived from the master seed (stable across runs and machines)."""
-    text = f"canasta-tournament/{master}/{pair[0]}/{pair[1]}/{deal}".encode()
+    text = f"canasta-tournament/{master}/{'/'.join(pair)}/{deal}".encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
 
 
@@ -53,20 +54,46 @@ def seatings(rules: Ruleset, a: str, b: str) -> list[tuple[str, ...]]:
     return sorted(out)
 
 
-def pairings(bots: list[str], fmt: Format) -> list[tuple[str, str]]:
-    if len(bots) < 2:
-        raise ValueError("a tournament needs at least two bots")
+def table_seatings(rules: Ruleset, bots: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """A table of three bots on three sides (three partnerships of two, or three players):
+    every assignment of the bots to the sides, 3! = 6.  Each bot then holds each side's cards
+    twice, once with each of the others on its left, so nothing more needs rotating: the
+    deal's hands are the same in all six, only who holds them changes."""
+    if rules.sides != 3 or len(bots) != 3:
+        raise ValueError("a table of three needs three bots and rules with three sides")
+    return [tuple(perm[rules.side_of(s)] for s in range(rules.players))
+            for perm in itertools.permutations(bots)]
+
+
+def default_table(rules: Ruleset, bots: int) -> Table:
+    """Three partnerships and three bots or more: three at a table; otherwise two."""
+    return "threes" if rules.three_partnerships and bots >= 3 else "pairs"
+
+
+def pairings(bots: list[str], fmt: Format, table: Table = "pairs") -> list[tuple[str, ...]]:
+    """The groups of bots that play each other: pairs, or tables of three (round-robin:
+    every three bots; gauntlet: the first bot with every two of the others)."""
+    if len(bots) < (3 if table == "threes" else 2):
+        raise ValueError("a tournament needs at least two bots"
+                         + (", three at a table of three" if table == "threes" else ""))
+    if table == "threes":
+        if fmt == "gauntlet":
+            return [(bots[0], *other) for other in itertools.combinations(bots[1:], 2)]
+        return list(itertools.combinations(bots, 3))
     if fmt == "gauntlet":
         return [(bots[0], other) for other in bots[1:]]
     return list(itertools.combinations(bots, 2))
 
 
-def schedule(bots: list[str], fmt: Format, deals: int, rules: Ruleset, master: int) -> list[Task]:
-    """``deals`` duplicate deals per pairing, each played in every seating."""
+def schedule(bots: list[str], fmt: Format, deals: int, rules: Ruleset, master: int,
+             table: Table = "pairs") -> list[Task]:
+    """``deals`` duplicate deals per pairing (or table of three), each played in every
+    seating."""
     tasks: list[Task] = []
-    for pair in pairings(bots, fmt):
+    for pair in pairings(bots, fmt, table):
         for deal in range(deals):
             seed = deal_seed(master, pair, deal)
-            for seating in seatings(rules, *pair):
+            seats = table_seatings(rules, pair) if table == "threes" else seatings(rules, *pair)
+            for seating in seats:
                 tasks.append(Task(len(tasks), pair, deal, seating, seed))
     return tasks

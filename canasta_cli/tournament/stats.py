@@ -18,12 +18,14 @@ Z95 = 1.959963984540054
 @dataclass(frozen=True)
 class GameOutcome:
     """One finished game seen from a pairing (a, b): ``diff`` is a's mean score per seat minus
-    b's, ``result`` 1 / 0.5 / 0 for an a win / draw / b win."""
+    b's, ``result`` 1 / 0.5 / 0 for an a win / draw / b win.  ``table``: at a table of three
+    (tournament/threes.py), its three bots; a deal is then one deal of that table."""
 
     pair: tuple[str, str]
     deal: int
     diff: float
     result: float
+    table: tuple[str, ...] = ()
 
 
 def mean(xs: Sequence[float]) -> float:
@@ -60,13 +62,20 @@ def elo_with_error(points: float, games: int) -> tuple[float, float, float]:
 
 def paired_diffs(outcomes: Iterable[GameOutcome]) -> dict[tuple[str, str], list[float]]:
     """Per pairing, the mean difference of each duplicate deal (all its seatings averaged)."""
-    by_deal: dict[tuple[tuple[str, str], int], list[float]] = defaultdict(list)
-    for o in outcomes:
-        by_deal[(o.pair, o.deal)].append(o.diff)
     out: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for (pair, _deal), diffs in sorted(by_deal.items()):
-        out[pair].append(mean(diffs))
+    for (pair, _table, _deal), m in deal_means(outcomes).items():
+        out[pair].append(m)
     return dict(out)
+
+
+def deal_means(outcomes: Iterable[GameOutcome]) -> dict[tuple[tuple[str, str], tuple[str, ...],
+                                                              int], float]:
+    """Per (pairing, table, deal), in that order: the mean difference over the deal's
+    seatings."""
+    by_deal: dict[tuple[tuple[str, str], tuple[str, ...], int], list[float]] = defaultdict(list)
+    for o in outcomes:
+        by_deal[(o.pair, o.table, o.deal)].append(o.diff)
+    return {k: mean(v) for k, v in sorted(by_deal.items())}
 
 
 def variance_saving(outcomes: Sequence[GameOutcome]) -> dict[str, float]:
@@ -88,7 +97,12 @@ def standings(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> list[dict
     """Per bot: games, wins, draws, points, mean score difference per deal with a 95% CI
     (over its duplicate deals, from its own side), and a performance Elo with error bars."""
     rows = []
-    deal_means = paired_diffs(outcomes)
+    # One value per bot and duplicate deal: its mean difference against the other bot (at a
+    # table of three, against each of the other two, averaged).
+    per_deal: dict[tuple[str, tuple[str, ...], int], list[float]] = defaultdict(list)
+    for (pair, table, deal), m in deal_means(outcomes).items():
+        per_deal[(pair[0], table or pair, deal)].append(m)
+        per_deal[(pair[1], table or pair, deal)].append(-m)
     for bot in bots:
         games = wins = draws = 0
         points = 0.0
@@ -102,10 +116,7 @@ def standings(outcomes: Sequence[GameOutcome], bots: Sequence[str]) -> list[dict
             points += result
             wins += result == 1
             draws += result == 0.5
-        for pair, ds in deal_means.items():
-            if bot in pair:
-                sign = 1 if pair[0] == bot else -1
-                diffs.extend(sign * d for d in ds)
+        diffs.extend(mean(ds) for (b, _t, _d), ds in per_deal.items() if b == bot)
         m, half = mean_ci(diffs)
         elo, lo, hi = elo_with_error(points, games)
         rows.append({"bot": bot, "games": games, "wins": wins, "draws": draws,

@@ -167,8 +167,9 @@ class Terminal:
 
     def pause(self, text: str) -> None:
         """Wait for Enter on a terminal (hot-seat hand-over, end of hand); nothing on pipes."""
-        if self.interactive:
-            self.read_line(text, lambda t: Choice(command="continue"), lambda: [])
+        if self.interactive:  # wrapped between words: the terminal would cut a word
+            self.read_line(fit(text, self.width, hang=0), lambda t: Choice(command="continue"),
+                           lambda: [])
 
     def read_line(self, prompt: str, check: Callable[[str], Choice],
                   options: Callable[[], Iterable[str]]) -> Choice:

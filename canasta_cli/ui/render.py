@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS as SYMBOLS
-from ..event_text import story
+from ..event_text import CardText, only_cards, story
 from ..seat_names import split_name
 from .screen import choose, rows, tail_fitting
 from .screen import fit as fit  # re-exported: callers import it from here
@@ -61,6 +61,24 @@ class Style:
             code = FOUR_COLORS.get(suit, "")
             return self._wrap(code, shown) if code else shown
         return self.red(shown) if suit in "dh" else shown
+
+
+def stream_style(err: bool = False) -> Style:
+    """The style of plain printed lines (a replay, a demo, a spectator's view): no colour,
+    cards as on the table (6♥), in ASCII (6h) only where the stream's encoding cannot write
+    the suits."""
+    import sys
+    stream = sys.stderr if err else sys.stdout
+    try:
+        "\u2663\u2666\u2665\u2660\u2605".encode(getattr(stream, "encoding", None) or "ascii")
+    except (LookupError, UnicodeError):
+        return Style(color=False, ascii=True)
+    return Style(color=False, ascii=False)
+
+
+def event_cards(err: bool = False) -> CardText:
+    """How printed events write cards: as the table does (``stream_style``)."""
+    return only_cards(stream_style(err).card)
 
 
 def plural(n: int, word: str) -> str:

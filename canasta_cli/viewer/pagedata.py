@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from ..core import observation
-from ..event_text import describe_event
+from ..event_text import describe_event, only_cards
 from ..records import RecordError, load_record, sealed_parts
 from ..replay import Replay, replay
+from ..ui.render import Style
+
+CARD = only_cards(Style(color=False).card)  # events write cards as the table does: 6♥
 
 FORMAT = 1
 # The parts of an observation that depend on the seat; everything else is the public table.
@@ -97,13 +100,13 @@ def replay_data(rep: Replay, lines: list[dict[str, Any]], public: bool,
                 step["by"] = by
             if failed:
                 step["failures"] = failed
-        shown = {PUBLIC: [describe_event(e.view(-1)) for e in evs]}
+        shown = {PUBLIC: [describe_event(e.view(-1), card=CARD) for e in evs]}
         if not public:
             for s in range(n):
-                mine = [describe_event(e.view(s)) for e in evs]
+                mine = [describe_event(e.view(s), card=CARD) for e in evs]
                 if mine != shown[PUBLIC]:
                     shown[str(s)] = mine
-            full = [describe_event(e.full()) for e in evs]
+            full = [describe_event(e.full(), card=CARD) for e in evs]
             if full != shown[PUBLIC]:
                 shown[ALL] = full
             changed = {str(s): obs[s]["hand"] for s in range(n) if obs[s]["hand"] != hands_before[s]}

@@ -107,6 +107,20 @@ def _deals(t: Tourney) -> str:
                       "Elo on deals (95%)"], rows, "deals"))
 
 
+def _places(t: Tourney) -> str:
+    """At tables of three (tournament/threes.py): each bot's places and mean score."""
+    threes = t.summary.get("tables_of_three")
+    if not isinstance(threes, dict) or not isinstance(threes.get("places"), list):
+        return ""
+    rows = [[f'<span class="bot">{esc(p.get("bot"))}</span>', esc(p.get("games")),
+             esc(p.get("first")), esc(p.get("second")), esc(p.get("third")),
+             num(p.get("mean_score"), "{:.0f}")]
+            for p in threes["places"] if isinstance(p, dict)]
+    return (f'<p class="note">{esc(threes.get("meaning", ""))}.</p>'
+            + _table(["bot", "games", "first", "second", "third", "mean score"], rows,
+                     "places"))
+
+
 def _diff_plots(t: Tourney) -> str:
     if not t.diffs:
         return '<p class="none">No games yet.</p>'
@@ -122,10 +136,15 @@ def _sprt(t: Tourney) -> str:
         return '<p class="none">This tournament ran no SPRT (it needs --sprt).</p>'
     lower, upper = t.sprt.bounds
     last = t.llr[-1][1] if t.llr else 0.0
-    unit = "games" if t.sprt.unit == "game" else "deals won over both seatings"
+    threes = isinstance(t.summary.get("tables_of_three"), dict)
+    unit = "games" if t.sprt.unit == "game" else (
+        "deals won over all their seatings" if threes else "deals won over both seatings")
     verdict = {"H1": f"the first bot is stronger (Elo +{t.sprt.elo1:g} accepted)",
                "H0": f"no gain of {t.sprt.elo1:g} Elo (H0 accepted)"}.get(
         str(sp.get("decision")), "undecided when the games ran out")
+    if threes:
+        verdict += (" (at a table of three: the first bot against the second, on their"
+                    " encounters)")
     return (f'<p id="sprt-line">SPRT on {esc(unit)}: LLR {last:.2f} ({lower:.2f}, {upper:.2f}),'
             f" elo0 {t.sprt.elo0:g}, elo1 {t.sprt.elo1:g}, alpha {t.sprt.alpha:g}, beta"
             f" {t.sprt.beta:g}: {esc(verdict)}.</p>"
@@ -198,7 +217,7 @@ out of the games they played.</p>{_cross(t)}{dup_line}</section>
 with its 95% interval; an arrow: the interval runs off the scale.</p>{elo}</section>
 <section id="plot-diff"><h2>Score difference per deal</h2><p class="note">Per pairing: the
 first bot's score minus the second's on each duplicate deal (all seatings of the deal
-averaged).</p>{_diff_plots(t)}{_deals(t)}</section>
+averaged).</p>{_diff_plots(t)}{_deals(t)}{_places(t)}</section>
 <section id="plot-sprt"><h2>Sequential test</h2>{_sprt(t)}</section>
 <section><h2>Failures</h2>{_failures(t, links)}</section>
 <section><h2>Games</h2><p class="note">{kept}</p>{_games(t, links)}</section>

@@ -75,6 +75,16 @@ def _summary_for_render(summary: dict[str, Any]) -> dict[str, Any]:
                             if isinstance(c, dict) and _finite(c.get("points"), math.nan)
                             == c.get("points")}
                         if isinstance(cross.get(a), dict) else {} for a in names}
+    threes = s.get("tables_of_three")
+    if isinstance(threes, dict) and isinstance(threes.get("places"), list):
+        keys = ("games", "first", "second", "third", "mean_score")
+        threes["places"] = [p for p in threes["places"] if isinstance(p, dict)
+                            and all(_finite(p.get(k), math.nan) == p.get(k) for k in keys)]
+        threes["meaning"] = str(threes.get("meaning", ""))
+        for p in threes["places"]:
+            p["bot"] = str(p.get("bot", "?"))
+    else:
+        s.pop("tables_of_three", None)
     s.setdefault("games", 0)
     s.setdefault("format", "?")
     s.setdefault("deals_per_pairing", "?")

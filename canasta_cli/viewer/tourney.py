@@ -16,6 +16,7 @@ from ..records import RecordError, load_record
 from ..tournament.records import record_path
 from ..tournament.rows import shape_problem
 from ..tournament.runner import outcome
+from ..tournament.runner import outcomes as game_outcomes
 from ..tournament.stats import Sprt, SprtTally, paired_diffs
 
 MAX_FILE = 1 << 30          # bytes: past this a file is not the tournament's
@@ -220,7 +221,7 @@ def load_tournament(folder: Path) -> Tourney:
     rows = rows[:max(0, counted)]
     records = {r["index"]: record_path(folder, r["index"]) for r in rows
                if record_path(folder, r["index"]).is_file()}
-    outcomes = [outcome(r, rules) for r in rows]
+    outcomes = [o for r in rows for o in game_outcomes(r, rules)]
     t = Tourney(folder, summary, rules, rows, records, _failures(rows, records),
                 paired_diffs(outcomes), sprt, warnings=warnings)
     if sprt is not None:
