@@ -5,9 +5,10 @@ referee whose every decision is the recorded move.  The bot sits in its recorded
 hears everything that seat heard: the handshake, ``game_start``, each event and each ``act``
 before the chosen one (the same request ids and the same bytes; its answers to those are
 read and compared with the record, never played), then the chosen ``act``, whose answer,
-time and the bot's stderr are reported.  What cannot be the same is said: the time bank
-(full, as when the bot never ran over its time), and earlier games of a match (the bot
-meets this game as its first).
+time and the bot's stderr are reported.  When the game is a later game of a match, the
+match's earlier games (their records, given by the caller) are played to the bot first, in
+the same way, so that it meets the game as it did (the same request ids, the same history).
+What cannot be the same is the time bank: full, as when the bot never ran over its time.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .core import GameState, Move, Ruleset, format_move, parse_card_sequence, parse_move
@@ -42,6 +44,8 @@ class Asked:
     ms: float
     stderr: str = ""
     earlier: list[str] = field(default_factory=list)  # earlier answers that differ
+    game: int = 0              # the game's number in its match
+    games_before: int = 0      # earlier games of the match played to the bot first
 
 
 class _Stop(Exception):
@@ -74,6 +78,7 @@ class AskReferee(Referee):
         self.moves = list(moves)
         self.target = target
         self.decision = decision
+        self.final = True  # False while an earlier game of the match is played
         self.count = 0
         self.step = 0
         self.asked: Asked | None = None
@@ -118,17 +123,17 @@ class AskReferee(Referee):
         except SeatFailure as f:
             failure = f"{f.status}: {f.reason}"
         ms = (time.monotonic() - start) * 1000
-        if self.count == self.decision:
+        if self.final and self.count == self.decision:
             self.asked = Asked(self.target, self.count, self.step, wire, recorded, reply,
                                failure, ms, earlier=self.earlier)
             raise _Stop
         if failure is not None:
-            raise AskError(f"the bot failed at its decision {self.count} (move {self.step}),"
-                           f" before the one asked for: {failure}")
+            raise AskError(f"the bot failed at its decision {self.count} (move {self.step}) of"
+                           f" game {game}, before the one asked for: {failure}")
         said = _said(reply, moves)
         if said is not None and said != recorded and len(self.earlier) < 10:
-            self.earlier.append(f"decision {self.count} (move {self.step}): now {said!r}, in"
-                                f" the game {recorded!r}")
+            self.earlier.append(f"decision {self.count} (move {self.step}) of game {game}: now"
+                                f" {said!r}, in the game {recorded!r}")
 
 
 def _said(reply: Message | None, moves: list[Move]) -> str | None:
@@ -139,10 +144,20 @@ def _said(reply: Message | None, moves: list[Move]) -> str | None:
     return str(reply["move"]) if isinstance(reply.get("move"), str) else None
 
 
-def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | None,
-        stderr_limit: int = 8192) -> Asked:
-    """Put decision ``decision`` to the bot ``command``: with ``seat``, that seat's
-    ``decision``-th decision; without, the game's ``decision``-th move (and its seat)."""
+@dataclass
+class _Game:
+    number: int
+    rules: Ruleset
+    names: list[str]
+    time: TimeControl
+    decks: list[list[int]]
+    seed: int
+    dealer: Any
+    start: dict[str, Any]
+    moves: list[dict[str, Any]]
+
+
+def _game(lines: list[dict[str, Any]]) -> _Game:
     header = lines[0]
     reveal = next((ln for ln in lines if ln.get("type") == "reveal"), None)
     if header.get("type") != "header" or reveal is None:
@@ -150,13 +165,29 @@ def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | No
                        " seed)")
     try:
         rules = Ruleset.from_dict(header["rules"])
-        names = [str(n) for n in header["seats"]]
-        tc = TimeControl(**{k: int(v) for k, v in header.get("time", {}).items()})
-        decks = [parse_card_sequence(d, rules.decks) for d in reveal.get("decks", [])]
-        seed = int(reveal["seed"])
+        return _Game(int(header.get("game", 1)), rules, [str(n) for n in header["seats"]],
+                     TimeControl(**{k: int(v) for k, v in header.get("time", {}).items()}),
+                     [parse_card_sequence(d, rules.decks) for d in reveal.get("decks", [])],
+                     int(reveal["seed"]), header.get("dealer", reveal.get("dealer")),
+                     header.get("start") or {},
+                     [ln for ln in lines if ln.get("type") == "move"])
     except (KeyError, TypeError, ValueError) as exc:
         raise AskError(f"bad record header: {exc}") from None
-    moves = [ln for ln in lines if ln.get("type") == "move"]
+
+
+def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | None,
+        stderr_limit: int = 8192, before: list[list[dict[str, Any]]] | None = None) -> Asked:
+    """Put decision ``decision`` to the bot ``command``: with ``seat``, that seat's
+    ``decision``-th decision; without, the game's ``decision``-th move (and its seat).
+    ``before``: the records of the match's earlier games, in order, played to the bot
+    first."""
+    this = _game(lines)
+    earlier = [_game(x) for x in before or []]
+    for g in earlier:
+        if (g.names, g.rules, g.time) != (this.names, this.rules, this.time):
+            raise AskError(f"the record of game {g.number} is not of the same match (other"
+                           f" seats, rules or time control)")
+    rules, names, moves = this.rules, this.names, this.moves
     if seat is None:
         if not 1 <= decision <= len(moves):
             raise AskError(f"--decision must be a move of the game, from 1 to {len(moves)}")
@@ -172,16 +203,18 @@ def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | No
         raise AskError(f"--seat must be from 0 to {rules.players - 1}")
     bot = SubprocessSeat(command, name=names[seat], spin_us=0)
     seats: list[Seat] = [bot if i == seat else _Quiet(n) for i, n in enumerate(names)]
-    referee = AskReferee(seats, rules, tc, moves, seat, decision)
-    start = header.get("start") or {}
+    referee = AskReferee(seats, rules, this.time, moves, seat, decision)
     try:
-        with contextlib.suppress(_Stop):
-            referee.play(int(header.get("game", 1)), seed=seed, decks=decks,
-                         dealer=header.get("dealer", reveal.get("dealer")),
-                         scores=start.get("scores"), hand_no=int(start.get("hand_no", 1)))
-        if referee.reports[seat].status != SeatStatus.OK and referee.asked is None:
-            raise AskError(f"the bot failed before that decision: "
-                           f"{'; '.join(referee.reports[seat].errors[:1])}")
+        for g in [*earlier, this]:
+            referee.final = g is this
+            referee.moves, referee.count, referee.step = list(g.moves), 0, 0
+            with contextlib.suppress(_Stop):
+                referee.play(g.number, seed=g.seed, decks=g.decks, dealer=g.dealer,
+                             scores=g.start.get("scores"),
+                             hand_no=int(g.start.get("hand_no", 1)))
+            if referee.reports[seat].status != SeatStatus.OK and referee.asked is None:
+                raise AskError(f"the bot failed in game {g.number}, before that decision: "
+                               f"{'; '.join(referee.reports[seat].errors[:1])}")
         if referee.asked is None:
             raise AskError(f"seat {seat} made {referee.count} decisions in this game, not"
                            f" {decision}")
@@ -189,4 +222,25 @@ def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | No
     finally:
         bot.close(grace=0.5)
     asked.stderr = bot.stderr_tail(stderr_limit)  # closed: all of its stderr is read
+    asked.game, asked.games_before = this.number, len(earlier)
     return asked
+
+
+def match_before(record: Path) -> list[Path]:
+    """The records of the games played before ``record`` in its match: the files
+    ``game-NNNN.jsonl`` beside it with the numbers just below (a match writes its games there,
+    numbered from 1, or from N with ``--as-game N``), oldest first.  None in a tournament's
+    ``OUT/records/`` (each tournament game starts its bots afresh)."""
+    folder = record.parent
+    if (folder.parent / "games.jsonl").exists() and folder.name == "records":
+        return []
+    name = record.name
+    if not (name.startswith("game-") and name.endswith(".jsonl") and name[5:-6].isdigit()):
+        return []
+    out = []
+    for n in range(int(name[5:-6]) - 1, 0, -1):
+        path = folder / f"game-{n:04d}.jsonl"
+        if not path.is_file():
+            break
+        out.append(path)
+    return out[::-1]

@@ -2,8 +2,8 @@
 ruleset asked for, in every seat in turn; the first game where it failed is reported with the
 end of its stderr and a command that plays that game again exactly.
 
-First the deals of the scripted checks (stacked decks that reach the rare decisions: a pile
-refused, the partner's question, going out, red threes, the stock running out), each played
+First the stacked deals of each preset that has them (``rare_deals``: on classic the scripted
+checks' deals, on two-player and cut-throat the draw of two and the partnerships), each played
 on to the end of the hand (its failure is shown with a ``bot ask`` command for the decision).
 Then dealt games, short (one hand each: ``max_hands=1``) so that N games reach many first
 decisions of a hand (pile offers, refusals, red threes, the two-player draw of two, the
@@ -20,24 +20,11 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .botcheck import STACKED
-from .core import (
-    CLASSIC,
-    PRESETS,
-    apply,
-    format_move,
-    legal_moves,
-    new_game,
-    parse_deck_text,
-    parse_move,
-    preset,
-)
-from .core.cards import KIND_OF
-from .core.moves import Discard, Draw, Move
+from .core import PRESETS, preset
 from .match import run_match
 from .protocol.statuses import SeatStatus
+from .rare_deals import rare_presets, stacked_deals
 from .referee import Referee, TimeControl
 from .seats import Seat, make_seat
 
@@ -63,43 +50,21 @@ def presets(choice: str) -> list[str]:
     return [choice]
 
 
-def _scripted(deck: str, moves: list[str] | None) -> tuple[list[list[int]], list[dict[str, Any]]]:
-    """A check's stacked deck and the moves that lead to its decision, as ``Referee.play``
-    takes them (``decks`` and ``prefix``); no moves: played on as the exhausted-stock check
-    does (draw, else the first discard) until the stock is gone."""
-    rules = CLASSIC.with_options(max_hands=1)
-    decks = parse_deck_text(deck, rules, dealer=3, seed=1)
-    st = new_game(rules, seed=1, decks=decks, dealer=3)
-    prefix = []
-    for text in moves if moves is not None else iter(lambda: "", None):
-        if moves is None:
-            if not (st.stock or st.phase.value != "draw"):
-                break
-            legal = legal_moves(st)
-            move: Move = Draw() if Draw() in legal else next(
-                m for m in legal if isinstance(m, Discard))
-        else:
-            top = KIND_OF[st.pile[-1]] if st.pile else None
-            move = parse_move(text, top_rank=top)
-        prefix.append({"type": "move", "seat": st.actor, "move": format_move(move), "by": "bot"})
-        st = apply(st, move)
-    return decks, prefix
-
-
-def _stacked(command: str, timeout_ms: int) -> tuple[int, GameFailure | None]:
-    """The bot check's stacked deals (botcheck.STACKED), each played on to the end of the hand
+def _stacked(command: str, timeout_ms: int, name: str) -> tuple[int, GameFailure | None]:
+    """The preset's stacked deals (``rare_deals``), each played on to the end of the hand
     with the bot in seat 0 and built-in players in the others."""
-    rules = CLASSIC.with_options(max_hands=1)
     played = 0
-    for name, deck, moves in STACKED:
-        decks, prefix = _scripted(deck, moves)
+    for deal in stacked_deals(name):
+        rules = deal.rules
         logs = Path(tempfile.mkdtemp(prefix="canasta-check-"))
         seats: list[Seat] = [make_seat(f"bot={command}", 0, 1, logs, 0)]
-        seats += [make_seat(f"opponent{i}={OPPONENT}", i, 1, None, 0) for i in range(1, 4)]
+        seats += [make_seat(f"opponent{i}={OPPONENT}", i, 1, None, 0)
+                  for i in range(1, rules.players)]
         referee = Referee(seats, rules, TimeControl(decision_ms=timeout_ms, bank_ms=0),
                           record_dir=logs)
         try:
-            result = referee.play(1, seed=1, decks=decks, dealer=3, prefix=prefix)
+            result = referee.play(1, seed=deal.seed, decks=deal.decks, dealer=deal.dealer,
+                                  prefix=deal.prefix)
             referee.end_match([result])
         finally:
             referee.close()
@@ -119,7 +84,7 @@ def _stacked(command: str, timeout_ms: int) -> tuple[int, GameFailure | None]:
         tail = log.read_bytes()[-4096:].decode("utf-8", "replace") if log.exists() else ""
         again = (f"cd {shlex.quote(os.getcwd())} && canasta bot ask {shlex.quote(command)}"
                  f" {shlex.quote(str(record))} --decision {step}")
-        return played, GameFailure(f"classic, stacked: {name}", 1, 0, rep["status"],
+        return played, GameFailure(f"{name}, stacked: {deal.name}", 1, 0, rep["status"],
                                    next(iter(rep["errors"]), rep["status"]), tail, again)
     return played, None
 
@@ -130,10 +95,12 @@ def play_games(command: str, games: int, rules_choice: str, timeout_ms: int,
     first (classic), then ``games`` dealt games per preset.  The failing game's record and
     the bot's stderr log stay in the folder its replay line names."""
     played = 0
-    if "classic" in presets(rules_choice):
-        played, failure = _stacked(command, timeout_ms)
-        if failure is not None:
-            return played, failure
+    for name in presets(rules_choice):
+        if name in rare_presets():
+            count, failure = _stacked(command, timeout_ms, name)
+            played += count
+            if failure is not None:
+                return played, failure
     for name in presets(rules_choice):
         rules = preset(name).with_options(max_hands=1)
         for g in range(games):

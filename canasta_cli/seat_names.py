@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-_NAME = re.compile(r"[A-Za-z][\w.-]{0,23}")
+_NAME = re.compile(r"[A-Za-z][\w.-]{0,23}(@[\w.+-]{1,32})?")  # a ladder version: mybot@2
 
 
 def split_name(spec: str) -> tuple[str, str]:

@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     "referee": 6,
     "replay": 7, "match": 7, "play": 7, "botcheck": 7, "tournament": 7, "viewer": 7, "env": 7, "net": 7,
     "saved_games": 7, "stats": 7, "lessons": 7,
-    "botask": 7, "botgames": 7, "ladder": 7, "starters": 1,
+    "botask": 7, "botgames": 7, "ladder": 7, "starters": 1, "rare_deals": 7, "asktranscript": 7,
     "commands": 8, "bench": 8,
     "cli": 9, "__init__": 9,
 }

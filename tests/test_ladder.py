@@ -21,9 +21,9 @@ FIRST = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'crashy.py'} nth 1000000" 
 RULES = ["--rules", "two-player", "--set", "max_hands=1"]
 
 
-def ladder(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def ladder(db: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([CANASTA, "ladder", *args, "--db", str(db)], capture_output=True,
-                          text=True, timeout=600, check=False)
+                          text=True, timeout=600, check=False, cwd=cwd)
 
 
 def setup(db: Path) -> None:
@@ -129,3 +129,46 @@ def test_the_rating_model() -> None:
 def test_a_clean_sweep_has_a_finite_rating(score: float) -> None:
     r = ratings(["a", "b"], [("a", "b", score)] * 20)
     assert all(abs(x.elo) < 2000 for x in r)
+
+
+SOMETIMES = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'crashy.py'} nth 50"  # long games
+
+
+def test_failed_games_are_kept_bounded_with_record_stderr_and_replay(tmp_path: Path) -> None:
+    """A bot that crashes in the games that reach its 50th decision (not in the short ones):
+    the ladder keeps the latest failures of each bot, each with its reason, stderr tail,
+    record (bot ask reproduces the crash from it) and a replay command that reproduces it."""
+    db = tmp_path / "l.sqlite"
+    assert ladder(db, "add", "crashy@1", SOMETIMES).returncode == 0
+    assert ladder(db, "add", "greedy", "builtin:greedy").returncode == 0
+    done = ladder(db, "run", "--games", "4", *RULES, "--seed", "4", "--keep-failures", "3",
+                  cwd=tmp_path)  # the replay commands play there
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as con:
+        failed = sum(n for (n,) in con.execute("SELECT failed FROM deals"))
+        kept = con.execute("SELECT bot, status FROM failures").fetchall()
+    assert 3 < failed < 8, failed  # sometimes, and more than are kept
+    assert kept == [("crashy@1", "CRASHED")] * 3  # bounded: the latest 3 of the bot
+    assert f"a seat got a status in {failed} games" in done.stderr
+    assert "3 failed games kept" in ladder(db, "show").stdout
+    out = tmp_path / "kept"
+    listed = ladder(db, "failures", "crashy", "--last", "1", "--out", str(out))
+    assert listed.returncode == 0, listed.stderr
+    text = listed.stdout
+    assert text.count(" CRASHED: ") == 1 and "| crashy: giving up on decision 50" in text
+    replay = next(x for x in text.splitlines() if x.startswith("  replay: "))[10:]
+    again = subprocess.run(replay.replace("canasta match", f"{CANASTA} match", 1), shell=True,
+                           capture_output=True, text=True, timeout=600, check=False,
+                           cwd=tmp_path)
+    assert again.returncode == 3 and "CRASHED" in again.stdout + again.stderr
+    # The replayed game is the kept one, line for line (its seats named as on the ladder).
+    record = next(out.glob("ladder-failure-*.jsonl"))
+    folder = Path(replay.split(" && ", 1)[0][3:]) / replay.rsplit(" ", 1)[1]
+    assert folder.parent == tmp_path
+    replayed = next(folder.glob("game-*.jsonl"))
+    assert record.read_text().splitlines()[:-1] == replayed.read_text().splitlines()[:-1]
+    ask = next(x for x in text.splitlines() if "canasta bot ask" in x).split("again: ", 1)[1]
+    asked = subprocess.run(ask.replace("canasta bot ask", f"{CANASTA} bot ask", 1), shell=True,
+                           capture_output=True, text=True, timeout=600, check=False)
+    assert asked.returncode == 3 and "giving up on decision 50" in asked.stdout
+    assert ladder(db, "failures", "greedy").stdout.startswith("no failed games kept")

@@ -122,11 +122,11 @@ def test_a_timeout_or_a_debug_print_says_what_it_usually_means(mode: str, hint: 
 def test_bot_check_exit_codes_and_the_real_games(tmp_path: Path) -> None:
     good = run("bot", "check", GOOD, "--games", "2", "--rules", "two-player")
     assert good.returncode == 0, good.stdout + good.stderr
-    assert "PASS  real games: 2 games without a failure" in good.stdout
+    assert "PASS  real games: 6 games without a failure" in good.stdout  # 4 stacked, 2 dealt
     assert run("bot", "check", GOOD, "--rules", "no-such").returncode == 2
     # Passes every scripted check, then fails in a real game: caught, with stderr and replay.
-    late = run("bot", "check", f"{CRASHY} nth 15", "--games", "4", "--rules", "two-player",
-               cwd=tmp_path)  # two-player: dealt games only (the stacked deals are classic)
+    late = run("bot", "check", f"{CRASHY} nth 15", "--games", "4", "--rules", "three-player",
+               cwd=tmp_path)  # three-player: dealt games only (no stacked deals)
     assert late.returncode == 3, late.stdout
     assert "FAIL  real games" in late.stdout and "giving up on decision 15" in late.stdout
     assert "failed: 1 check" in late.stderr

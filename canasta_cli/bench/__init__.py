@@ -5,10 +5,11 @@ from __future__ import annotations
 import typer
 
 from . import corners, engine, env, fairclock, inference, levels, net, protocol, referee, tournament
+from . import ladder as ladder_bench
 
 bench_app = typer.Typer(help="Measure performance.", no_args_is_help=True, rich_markup_mode=None)
 for _bench in (engine, referee, levels, corners, protocol, tournament, fairclock, env, net,
-               inference):
+               inference, ladder_bench):
     _bench.register(bench_app)
 
 

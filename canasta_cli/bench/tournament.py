@@ -94,12 +94,23 @@ def bench_tournament_cmd(
     reuse_bots: Annotated[bool, typer.Option(
         "--reuse-bots", help="Keep bot processes between games, as tournament"
         " --reuse-bots does.")] = False,
+    records_cost: Annotated[bool, typer.Option(
+        "--records-cost", help="Instead: the same games with and without the record every"
+        " game is kept in memory for (so that a failed game keeps it), interleaved, each run"
+        " in a fresh process: time, CPU and peak memory.")] = False,
 ) -> None:
     """Games per second with concurrency 1 and 2, interleaved, the speed-up per round and its
     median, the cores each run kept busy and the load average.  --bot builtin:random measures
     the runner itself (each game one process); a subprocess bot adds the bots' own work, which
     already runs in parallel."""
     t0_load = os.getloadavg()[0]
+    if records_cost:
+        from .records_cost import bench_records_cost, report
+        typer.echo(f"{2 * games} games of {hands} hand(s) a run; load average at start"
+                   f" {t0_load:.2f}")
+        report(bench_records_cost(bench_bot(bot), games, hands, rounds), 2 * games)
+        typer.echo(f"load average at the end {os.getloadavg()[0]:.2f}")
+        return
     b = bench_tournament(bench_bot(bot), games, hands=hands, rounds=rounds,
                          reuse_bots=reuse_bots)
     typer.echo(f"{b.games} games a run; load average at start {t0_load:.2f}")

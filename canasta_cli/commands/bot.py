@@ -113,12 +113,21 @@ def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
 @bot_app.command("ask")
 def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.")],
             record: Annotated[Path, typer.Argument(help="A finished game's record (match"
-                                                   " --record, tournament OUT/records/).")],
+                                                   " --record, tournament OUT/records/), or"
+                                                   " a seat's transcript (match --transcript"
+                                                   " DIR: DIR/seatN.jsonl).")],
             decision: Annotated[int, typer.Option(
                 help="The game's K-th move (from 1), or with --seat that seat's K-th"
-                " decision.", min=1, max=10_000_000)],
+                " decision; from a transcript, the seat's K-th decision of --game.",
+                min=1, max=10_000_000)],
             seat: Annotated[int | None, typer.Option(help="The seat whose decision it is.",
                                                      min=0, max=5)] = None,
+            game: Annotated[int | None, typer.Option(
+                help="From a transcript: the game of the match (default: its first).",
+                min=1, max=10_000_000)] = None,
+            alone: Annotated[bool, typer.Option(
+                "--alone", help="From a record: put the game to the bot as the first of its"
+                " match, without playing it the earlier games' records beside it.")] = False,
             as_json: Annotated[bool, typer.Option("--json", help="Print the request, the"
                                                   " answer, the time and the stderr as"
                                                   " JSON.")] = False,
@@ -126,29 +135,44 @@ def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.
             bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64,
             bot_disk: BotDiskOpt = 64) -> None:
     """Put one recorded decision to a bot again, exactly as in the game (handshake, the
-    game's events and earlier requests, then that request), and show its answer, its time and
-    its stderr.  Exit codes: 0 the bot answered, 3 it failed, 2 usage errors."""
+    match's earlier games, this game's events and earlier requests, then that request), and
+    show its answer, its time and its stderr.  From a record, the earlier games of its match
+    are the records game-NNNN.jsonl beside it (see --alone).  Exit codes: 0 the bot answered,
+    3 it failed, 2 usage errors."""
     import json
 
-    from ..botask import AskError, ask
+    from ..asktranscript import ask_transcript, is_transcript, load_transcript
+    from ..botask import AskError, ask, match_before
     from ..records import RecordError, load_record
     bounds.enforce(bounds.check_command, command)
     setup_box([command], sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None)
     try:
-        lines = load_record(record)
-        got = ask(command, list(lines), decision, seat)
+        if is_transcript(record):
+            if alone:
+                raise AskError("--alone is for a record: a transcript holds the whole match")
+            got = ask_transcript(command, load_transcript(record), decision, game, seat)
+        else:
+            if game is not None:
+                raise AskError("--game is for a transcript: a record holds one game")
+            before = [] if alone else [list(load_record(p)) for p in match_before(record)]
+            got = ask(command, list(load_record(record)), decision, seat, before=before)
     except (RecordError, AskError) as exc:
         raise fail(visible(str(exc))) from None
     request = got.request.decode("utf-8", "replace").rstrip("\n")
     if as_json:
-        typer.echo(json.dumps({"seat": got.seat, "decision": got.decision, "move": got.step,
+        typer.echo(json.dumps({"seat": got.seat, "game": got.game, "decision": got.decision,
+                               "move": got.step or None, "games_before": got.games_before,
                                "recorded": got.recorded, "request": request,
                                "answer": got.answer, "failure": got.failure,
                                "ms": round(got.ms, 1), "stderr": got.stderr,
                                "earlier_differences": got.earlier}, indent=2))
     else:
-        typer.echo(f"seat {got.seat}, its decision {got.decision} (move {got.step} of the game);"
-                   f" the game's move: {visible(got.recorded)}")
+        where = f" (move {got.step} of the game)" if got.step else ""
+        typer.echo(f"seat {got.seat}, game {got.game}, its decision {got.decision}{where};"
+                   f" in the game: {visible(got.recorded)}")
+        if got.games_before:
+            typer.echo(f"played to the bot first: {plural(got.games_before, 'earlier game')} of the"
+                       " match")
         typer.echo(f"request ({len(got.request)} bytes, as sent in the game):")
         typer.echo(visible(request))
         if got.failure is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -78,11 +79,16 @@ def ladder_run(
         help="Master seed, on a new ladder only (default: random, kept in the file).")] = None,
     decision_ms: Annotated[int, typer.Option(help="Time per decision.", min=1)] = 1000,
     bank_ms: Annotated[int, typer.Option(help="Time bank per seat and game.", min=0)] = 10000,
+    keep_failures: Annotated[int, typer.Option(
+        help="Failed games kept per bot (the latest; record, stderr, reason, replay"
+        " command): see ladder failures.", min=0, max=10_000)] = 20,
     sandbox: SandboxOpt = False, unboxed: UnboxedOpt = False,
     bot_memory: BotMemoryOpt = 1024, bot_procs: BotProcsOpt = 64, bot_disk: BotDiskOpt = 64,
 ) -> None:
     """Play duplicate deals between the pairs that most need them; each deal is kept as it
-    finishes (an interrupted run loses nothing: the next one plays its unfinished deals)."""
+    finishes (an interrupted run loses nothing: the next one plays its unfinished deals).
+    A game where a seat failed is kept with its record, the bots' stderr and a replay
+    command (ladder failures lists them); the run still exits 0."""
     from ..ladder.run import run_ladder
     from ..ladder.store import LadderError
     from ..referee import TimeControl
@@ -108,11 +114,17 @@ def ladder_run(
             typer.echo(f"\r{done}/{games} deals  {time.monotonic() - start:.0f}s", err=True,
                        nl=False)
 
-    done = run_ladder(ladder, r, master, games, concurrency, config, show)
+    from .tournament import _box_args
+    box_args = tuple(_box_args(sandbox, unboxed, False, bot_memory, bot_procs, bot_disk, None))
+    done, failed = run_ladder(ladder, r, master, games, concurrency, config, show, box_args,
+                              keep_failures)
     if tty:
         typer.echo("", err=True)
     typer.echo(f"played {plural(done, 'deal')} in {time.monotonic() - start:.1f}s")
     _print_table(ladder)
+    if failed:
+        typer.echo(f"failed: a seat got a status in {plural(failed, 'game')} of this run"
+                   " (canasta ladder failures lists them, with replay commands)", err=True)
 
 
 def _print_table(ladder: Ladder) -> None:
@@ -131,7 +143,70 @@ def _print_table(ladder: Ladder) -> None:
 @ladder_app.command("show")
 def ladder_show(db: DbOpt = None) -> None:
     """Ratings with 95% error bars and deals played, from every deal on the ladder."""
-    _print_table(_open(db))
+    from ..ladder import failures
+    ladder = _open(db)
+    _print_table(ladder)
+    kept = failures.count(ladder.db)
+    if kept:
+        typer.echo(f"{plural(kept, 'failed game')} kept (the latest of each bot): canasta"
+                   " ladder failures")
+
+
+@ladder_app.command("failures")
+def ladder_failures(
+        name: Annotated[str | None, typer.Argument(
+            help="A bot (NAME@VERSION), or NAME for all its versions (default: every bot).")]
+        = None,
+        last: Annotated[int, typer.Option(help="How many, the latest.", min=1,
+                                          max=10_000)] = 10,
+        out: Annotated[Path | None, typer.Option(
+            help="Write each listed game's record to OUT/ladder-failure-ID.jsonl (for bot"
+            " ask) and each failing bot's stderr tail beside it.")] = None,
+        db: DbOpt = None) -> None:
+    """The latest failed games of the ladder (a seat got CRASHED, TIMEOUT, PROTOCOL_ERROR or
+    ILLEGAL_MOVE): the reason, the end of the bot's stderr, and a command that plays the game
+    again; with --out, the records, for canasta bot ask."""
+    from ..ladder import failures
+    from ..private_files import write_private
+    ladder = _open(db)
+    listed = failures.listing(ladder.db, name, last)
+    if not listed:
+        typer.echo("no failed games kept" + (f" for {visible(name)}" if name else ""))
+        return
+    commands = ladder.bots()
+    for f in listed:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(f.at))
+        typer.echo(f"#{f.id} {when} deal {f.deal} game {f.game}: {visible(f.bot)} (seat"
+                   f" {f.seat}) {f.status}: {visible(f.reason)}")
+        for line in f.stderr.splitlines()[-8:]:
+            typer.echo(f"  | {visible(line)}")
+        typer.echo(f"  replay: {visible(f.replay)}")
+        text = failures.record_text(ladder.db, f.id) if out is not None else None
+        if out is not None and text is not None:
+            path = out / f"ladder-failure-{f.id}.jsonl"
+            write_private(path, text)
+            if f.stderr:
+                write_private(out / f"ladder-failure-{f.id}.seat{f.seat}.stderr.log",
+                              f.stderr)
+            step = _failing_move(text, f.seat)
+            command = commands.get(f.bot, "CMD")
+            typer.echo(f"  record: {path}; that decision again: canasta bot ask"
+                       f" {visible(shlex.quote(command))} {shlex.quote(str(path))}"
+                       f" --decision {step}")
+        elif out is not None:
+            typer.echo("  (no record kept: it was too large)")
+
+
+def _failing_move(text: str, seat: int) -> int:
+    """The move the referee played for ``seat`` after its first failure (from 1)."""
+    import json
+    step = 1
+    for raw in text.splitlines():
+        line = json.loads(raw)
+        if line.get("type") == "failure" and line.get("seat") == seat:
+            break
+        step += line.get("type") == "move"
+    return step
 
 
 @ladder_app.command("history")

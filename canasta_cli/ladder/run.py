@@ -5,6 +5,7 @@ in progress (played again by the next run)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
@@ -12,29 +13,35 @@ from typing import Any
 from ..core import Ruleset
 from ..tournament.runner import Config, outcome, play_task
 from ..tournament.schedule import Task, seatings
+from .failures import KEEP, from_row
 from .store import Deal, Ladder
 
 
-def play_deal(deal: Deal, config: Config) -> tuple[float, float, int]:
+def play_deal(deal: Deal, config: Config, box_args: tuple[str, ...] = ()
+              ) -> tuple[float, float, int, list[dict[str, Any]]]:
     """(a's score on the deal: 1, 0.5 or 0; a's summed score difference; games where a seat
-    failed)."""
+    failed; those games' failures, as ``failures.from_row`` keeps them)."""
     rules = config.ruleset()
     diff = 0.0
     failed = 0
+    kept: list[dict[str, Any]] = []
     for i, seating in enumerate(seatings(rules, deal.a, deal.b)):
         task = Task(i, (deal.a, deal.b), deal.k, seating, deal.seed)
         row = play_task(task, config)
         diff += outcome(row, rules).diff
         failed += "status" in row
-    return (1.0 if diff > 0 else 0.0 if diff < 0 else 0.5), diff, failed
+        kept += from_row(row, config.bots, rules, config.time, os.getcwd(), list(box_args))
+    return (1.0 if diff > 0 else 0.0 if diff < 0 else 0.5), diff, failed, kept
 
 
 def run_ladder(ladder: Ladder, rules: Ruleset, master: int, deals: int, concurrency: int,
-               config: Config, progress: Callable[[int, Deal, float], None] | None = None
-               ) -> int:
-    """Play ``deals`` deals; returns how many were finished."""
+               config: Config, progress: Callable[[int, Deal, float], None] | None = None,
+               box_args: tuple[str, ...] = (), keep: int = KEEP) -> tuple[int, int]:
+    """Play ``deals`` deals; returns how many were finished and in how many games a seat
+    failed."""
     run = ladder.start_run()
     done = 0
+    failed_games = 0
     reserved = 0
     pool = ProcessPoolExecutor(max_workers=concurrency) if concurrency > 1 else None
     flight: dict[Future[Any], Deal] = {}
@@ -48,22 +55,23 @@ def run_ladder(ladder: Ladder, rules: Ruleset, master: int, deals: int, concurre
                 fut: Future[Any]
                 if pool is None:
                     fut = Future()
-                    fut.set_result(play_deal(deal, config))
+                    fut.set_result(play_deal(deal, config, box_args))
                 else:
-                    fut = pool.submit(play_deal, deal, config)
+                    fut = pool.submit(play_deal, deal, config, box_args)
                 flight[fut] = deal
             if not flight:
                 break
             finished, _ = wait(list(flight), return_when=FIRST_COMPLETED)
             for fut in finished:
                 deal = flight.pop(fut)
-                score, diff, failed = fut.result()
-                ladder.finish(deal, score, diff, failed)
+                score, diff, failed, kept = fut.result()
+                ladder.finish(deal, score, diff, failed, kept, keep)
                 done += 1
+                failed_games += failed
                 if progress is not None:
                     progress(done, deal, score)
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
         ladder.release(run)
-    return done
+    return done, failed_games

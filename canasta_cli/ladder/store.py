@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import failures
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (name TEXT PRIMARY KEY, command TEXT NOT NULL,
@@ -79,7 +81,7 @@ class Ladder:
             # Each commit survives the process (SIGKILL included); only a power cut may lose
             # the last deals, which the next run then plays again.
             self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
+            self.db.executescript(SCHEMA + failures.SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise LadderError(f"{path}: not a ladder file ({exc})") from None
         os.chmod(path, 0o600)
@@ -178,10 +180,15 @@ class Ladder:
                        (k, a, b, seed, run))
             return Deal(k, a, b, seed)
 
-    def finish(self, deal: Deal, score: float, diff: float, failed: int) -> None:
+    def finish(self, deal: Deal, score: float, diff: float, failed: int,
+               kept: list[dict[str, Any]] | None = None, keep: int = failures.KEEP) -> None:
+        """The deal's result, and its failed games (``failures.from_row``; the latest
+        ``keep`` of each bot are kept), in one transaction."""
         with self._tx() as db:
             db.execute("UPDATE deals SET score=?, diff=?, failed=?, finished=? WHERE k=?",
                        (score, diff, failed, time.time(), deal.k))
+            if kept:
+                failures.keep(db, kept, keep)
 
     def release(self, run: int) -> None:
         """A run stopped before its reserved deals were played: they go to the next run."""

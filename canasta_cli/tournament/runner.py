@@ -43,6 +43,9 @@ class Config:
     reuse_bots: bool = False              # keep bot processes between games (trusted bots)
     box: BoxPolicy = field(default_factory=BoxPolicy)  # what bots may use
     records: bool = False                 # keep each game's record (tournament/records.py)
+    # Record each game with a bot in memory, so that a failed game keeps its record (the
+    # cost: ``canasta bench tournament --records-cost``).
+    failure_records: bool = True
 
     def ruleset(self) -> Ruleset:
         return Ruleset.from_dict(self.rules)
@@ -114,7 +117,7 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
         seen[name] = seen.get(name, 0) + 1
         seats.append(seat)
     bots = [s for s in seats if isinstance(s, SubprocessSeat)]
-    if config.records or bots:  # a game where a bot fails keeps its record (failures.py)
+    if config.records or (bots and config.failure_records):  # a failed game keeps its record
         from .records import RecordingReferee
         referee: Referee = RecordingReferee(seats, rules, TimeControl(**config.time))
     else:

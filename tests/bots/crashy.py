@@ -5,7 +5,10 @@
 * ``nth K``: it crashes on its K-th decision;
 * ``silent K``: on its K-th decision it answers without flushing (then hangs);
 * ``chatty K``: on its K-th decision it prints a debug line to stdout first;
-* ``afteryes``: it crashes when it must go out after its partner said yes (a rare decision).
+* ``afteryes``: it crashes when it must go out after its partner said yes (a rare decision);
+* ``onecard``: it crashes when it must draw two with one card left in the stock (two-player);
+* ``merged``: it crashes on its first decision as a cut-throat partner after both partners'
+  melds of one rank were merged.
 
 Before crashing it says why on stderr, so that the failure report can show it."""
 
@@ -16,12 +19,18 @@ import time
 mode = sys.argv[1] if len(sys.argv) > 1 else "refuse"
 k = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 decisions = 0
+me = None
+merged = False
 
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg.get("type")
     if kind == "hello":
         print(json.dumps({"type": "ready", "protocol": "canasta/1", "name": "crashy"}), flush=True)
+    elif kind == "game_start":
+        me, merged = msg["seat"], False
+    elif kind == "event" and msg["event"].get("type") == "partners":
+        merged = me in msg["event"]["partners"] and bool(msg["event"]["merged"])
     elif kind == "act":
         decisions += 1
         moves = msg["moves"]
@@ -34,6 +43,16 @@ for line in sys.stdin:
         if mode == "afteryes" and (msg["observation"].get("turn") or {}).get("permission") is True:
             print("crashy: my partner said yes -- IndexError", file=sys.stderr, flush=True)
             sys.exit(6)
+        obs = msg["observation"]
+        if (mode == "onecard" and obs.get("stock_size") == 1 and obs.get("phase") == "draw"
+                and "draw" in texts):
+            print("crashy: one card left for a draw of two -- ValueError", file=sys.stderr,
+                  flush=True)
+            sys.exit(7)
+        if mode == "merged" and merged:
+            print("crashy: my partner's melds merged into mine -- KeyError", file=sys.stderr,
+                  flush=True)
+            sys.exit(8)
         if mode == "nth" and decisions == k:
             print(f"crashy: giving up on decision {k}", file=sys.stderr, flush=True)
             sys.exit(4)
