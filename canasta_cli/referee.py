@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -161,7 +162,8 @@ class Referee:
         # processes), so that a reply from an earlier game is recognised as late.
         self._request = max((s.last_request for s in seats), default=0)
         self._pending: list[dict[str, Any]] = []  # handshake failures, for the first record
-        self.round_trips_ms: list[float] = []  # act built -> legal move in hand, per bot decision
+        # act built -> legal move in hand, per bot decision: 8 bytes each, not a float object's 32
+        self.round_trips_ms: array[float] = array("d")
         # Seats that queue what they are sent (bots on a pipe); the others need no flush.
         self._flushing = [i for i, s in enumerate(seats) if type(s).flush is not Seat.flush]
         for i in self._flushing:
@@ -236,8 +238,10 @@ class Referee:
         header keeps them as ``start`` so that it replays."""
         self.start()
         rules = self.rules
+        # Events go out (and into the record) as they happen, so the state keeps only this
+        # hand's, unless a seat's observations carry the whole game's history.
         state = new_game(rules, seed=seed, decks=decks or [], dealer=dealer, scores=scores,
-                         hand_no=hand_no)
+                         hand_no=hand_no, hand_log=not any("history" in s.caps for s in self.seats))
         names = [s.name for s in self.seats]
         record = self._open_record(game, record_file)
         # A fresh report per game; a bot whose process is gone stays out, with its status.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -54,15 +55,16 @@ def _recorded_moves(rules: Ruleset, seeds: list[int]) -> list[list[str]]:
         _referee_games(rules, seeds, Path(tmp))
         out = []
         for g in range(len(seeds)):
-            lines = (Path(tmp) / f"game-{g + 1:04d}.jsonl").read_text().splitlines()
-            out.append([json.loads(x)["move"] for x in lines if '"type":"move"' in x])
+            with (Path(tmp) / f"game-{g + 1:04d}.jsonl").open() as lines:  # a line at a time
+                # Interned: a long game repeats a few hundred move texts many times over.
+                out.append([sys.intern(json.loads(x)["move"]) for x in lines if '"type":"move"' in x])
         return out
 
 
 def _engine_games(rules: Ruleset, seeds: list[int], games: list[list[str]]) -> float:
     parsed = []
     for seed, texts in zip(seeds, games, strict=True):
-        st = new_game(rules, seed=seed)
+        st = new_game(rules, seed=seed, hand_log=True)  # one hand held, as the referee does
         moves = []
         for text in texts:  # parse (not timed): the engine plays moves, not texts
             move = parse_move(text, top_rank=KIND_OF[st.pile[-1]] if st.pile else None)
@@ -72,7 +74,7 @@ def _engine_games(rules: Ruleset, seeds: list[int], games: list[list[str]]) -> f
         parsed.append(moves)
     t0 = time.perf_counter()
     for seed, moves in zip(seeds, parsed, strict=True):
-        st = new_game(rules, seed=seed)
+        st = new_game(rules, seed=seed, hand_log=True)
         for move in moves:
             legal_moves(st)
             st = apply(st, move)

@@ -8,27 +8,31 @@ because suits never change what a card can do.  Suits exist for the deal and for
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from .errors import CanastaError
 
-SUITS = "cdhs"
+SUITS: Final = "cdhs"
 SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
-RED_SUITS = frozenset("dh")
+RED_SUITS: Final = frozenset("dh")
 
 # Kinds.  0..10 are the natural ranks 4..A, in that order, so a natural kind *is* its rank.
-DEUCE = 11
-JOKER = 12
-BLACK3 = 13
-RED3 = 14
-N_KINDS = 15
+DEUCE: Final = 11
+JOKER: Final = 12
+BLACK3: Final = 13
+RED3: Final = 14
+N_KINDS: Final = 15
 
-KIND_TEXT = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "Jo", "3", "3")
-KIND_VALUE = (5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20, 20, 50, 5, 0)
+# Final (a static, not a module lookup, when compiled) and typed ``tuple[X, ...]``: a literal
+# tuple would be a fixed-size C struct, boxed again on every lookup by a variable index.
+KIND_TEXT: Final[tuple[str, ...]] = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "Jo",
+                                     "3", "3")
+KIND_VALUE: Final[tuple[int, ...]] = (5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20, 20, 50, 5, 0)
 
 # Physical ranks inside one 54-card deck: index = prank * 4 + suit, jokers at 52 and 53.
-_PRANK_TEXT = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-CARDS_PER_DECK = 54
-MAX_DECKS = 3
+_PRANK_TEXT: Final[tuple[str, ...]] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+CARDS_PER_DECK: Final = 54
+MAX_DECKS: Final = 3
 
 
 def _kind_of_index(idx: int) -> int:
@@ -49,16 +53,16 @@ def _text_of_index(idx: int) -> str:
     return _PRANK_TEXT[prank] + SUITS[suit]
 
 
-KIND_OF: tuple[int, ...] = tuple(
+KIND_OF: Final[tuple[int, ...]] = tuple(
     _kind_of_index(i % CARDS_PER_DECK) for i in range(CARDS_PER_DECK * MAX_DECKS)
 )
-VALUE_OF: tuple[int, ...] = tuple(KIND_VALUE[k] for k in KIND_OF)
-TEXT_OF: tuple[str, ...] = tuple(
+VALUE_OF: Final[tuple[int, ...]] = tuple(KIND_VALUE[k] for k in KIND_OF)
+TEXT_OF: Final[tuple[str, ...]] = tuple(
     _text_of_index(i % CARDS_PER_DECK) for i in range(CARDS_PER_DECK * MAX_DECKS)
 )
 # Sorting key for display: rank high to low, wild cards first, suit last.
-_DISPLAY_ORDER = (JOKER, DEUCE, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, BLACK3, RED3)
-_DISPLAY_RANK = {k: i for i, k in enumerate(_DISPLAY_ORDER)}
+_DISPLAY_ORDER: Final[tuple[int, ...]] = (JOKER, DEUCE, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, BLACK3, RED3)
+_DISPLAY_RANK: Final = {k: i for i, k in enumerate(_DISPLAY_ORDER)}
 
 
 def is_natural_kind(kind: int) -> bool:
@@ -74,7 +78,7 @@ def card_text(card: int) -> str:
     return TEXT_OF[card]
 
 
-_DISPLAY_KEY: tuple[tuple[int, str, int], ...] = tuple(
+_DISPLAY_KEY: Final[tuple[tuple[int, str, int], ...]] = tuple(
     (_DISPLAY_RANK[KIND_OF[c]], TEXT_OF[c], c) for c in range(CARDS_PER_DECK * MAX_DECKS))
 
 
@@ -91,14 +95,14 @@ class CardParseError(CanastaError):
     """A card or rank token that cannot be read."""
 
 
-_RANK_ALIASES = {
+_RANK_ALIASES: Final = {
     "A": 10, "K": 9, "Q": 8, "J": 7, "10": 6, "T": 6,
     "9": 5, "8": 4, "7": 3, "6": 2, "5": 1, "4": 0,
     "2": DEUCE, "3": BLACK3, "JO": JOKER, "JK": JOKER, "*": JOKER, "JOKER": JOKER,
 }
-_SUIT_ALIASES = {"c": "c", "d": "d", "h": "h", "s": "s",
+_SUIT_ALIASES: Final = {"c": "c", "d": "d", "h": "h", "s": "s",
                  "\u2663": "c", "\u2666": "d", "\u2665": "h", "\u2660": "s"}
-RANK_HELP = "a rank (A K Q J 10 9 8 7 6 5 4), 2 (wild), Jo (joker) or 3 (black three)"
+RANK_HELP: Final = "a rank (A K Q J 10 9 8 7 6 5 4), 2 (wild), Jo (joker) or 3 (black three)"
 
 
 def parse_kind(token: str) -> int:

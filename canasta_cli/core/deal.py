@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from .cards import CARDS_PER_DECK, MAX_DECKS, full_deck
 from .errors import CanastaError
@@ -33,7 +34,7 @@ def shuffled_deck(rules: Ruleset, seed: int, hand_no: int) -> tuple[int, ...]:
     return tuple(deck)
 
 
-_BITS = tuple(n.bit_length() for n in range(CARDS_PER_DECK * MAX_DECKS + 1))
+_BITS: Final = tuple(n.bit_length() for n in range(CARDS_PER_DECK * MAX_DECKS + 1))
 
 
 def complete_deck(rules: Ruleset, top: Sequence[int], seed: int, hand_no: int) -> tuple[int, ...]:
@@ -53,7 +54,7 @@ def complete_deck(rules: Ruleset, top: Sequence[int], seed: int, hand_no: int) -
     return deck
 
 
-MAX_START_SCORE = 1_000_000
+MAX_START_SCORE: Final = 1_000_000
 
 
 def check_scores(rules: Ruleset, scores: Sequence[int] | None) -> tuple[int, ...]:

@@ -8,8 +8,8 @@ from the game's seed (or a stacked deck) and recorded as a ``HandStarted`` event
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Final
 
 from . import events as ev
 from .cards import (
@@ -53,7 +53,7 @@ class IllegalMoveError(CanastaError):
 def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
              decks: Sequence[Sequence[int] | Sequence[str] | str] = (),
              dealer: int | None = None, scores: Sequence[int] | None = None,
-             hand_no: int = 1) -> GameState:
+             hand_no: int = 1, hand_log: bool = False) -> GameState:
     """A new game, its first hand dealt.
 
     ``rules`` is a Ruleset or a preset name.  ``decks`` stacks the deck of the first hand,
@@ -65,6 +65,10 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     paper, or a situation near the target): the minimums and the end of the game follow from
     them.  ``hand_no`` numbers the first hand dealt; the deck of an unstacked hand depends on
     (seed, hand number), and ``max_hands`` counts the hands played from here.
+
+    ``hand_log`` keeps only the current hand's events in the log (``GameState.events``), from
+    the move that dealt it: for a long game whose events are read as they happen (the
+    referee's), so that its memory does not grow with the game.
     """
     if isinstance(rules, str):
         from .rules import preset
@@ -80,7 +84,7 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     stacked = tuple(complete_deck(rules, d, seed, hand_no + i) for i, d in enumerate(orders))
     # The state before the first deal: ``_deal`` moves to the next hand and dealer.
     st = GameState(rules, seed, stacked=stacked, first_hand=hand_no, hand_no=hand_no - 1,
-                   dealer=(dealer - 1) % rules.players, scores=start)
+                   dealer=(dealer - 1) % rules.players, scores=start, hand_log=hand_log)
     _deal(st)
     return st
 
@@ -107,18 +111,54 @@ def apply(state: GameState, move: Move | str) -> GameState:
     if legal is None:
         legal_moves(state)
         legal = state._legal
+        assert legal is not None
     for listed in legal:  # listed moves are interned: identity finds them without __eq__
         if listed is move:
             break
     else:
-        if move in legal:
-            st = state.copy()
-            _DO[type(move)](st, move)
-            return st
-        raise IllegalMoveError(move, explain(state, move))
+        if move not in legal:
+            raise IllegalMoveError(move, explain(state, move))
     st = state.copy()
-    _DO[type(move)](st, move)
+    _do(st, move)
+    if st.hand_log and st.hand_no != state.hand_no:
+        _rebase(st, state.log)
     return st
+
+
+def _rebase(st: GameState, before: tuple[Any, ...] | None) -> None:
+    """A hand was dealt by this move: the log starts again from this move's events, so that
+    a long game holds one hand's events, not every hand's.  Whoever reads the events since
+    the state before this move (walking back to it, or to the start) gets the same ones."""
+    fresh: list[ev.Event] = []
+    node = st.log
+    while node is not None and node is not before:
+        fresh.append(node[1])
+        node = node[0]
+    log: tuple[Any, ...] | None = None
+    for i in range(len(fresh) - 1, -1, -1):
+        log = (log, fresh[i])
+    st.log = log
+
+
+def _do(st: GameState, move: Move) -> None:
+    """What ``apply`` does once the move is known to be legal: one rule per move type, the
+    commonest first (a compiled build calls each directly)."""
+    if isinstance(move, Discard):
+        _discard(st, move)
+    elif isinstance(move, Draw):
+        _draw(st, move)
+    elif isinstance(move, Meld):
+        _meld(st, move)
+    elif isinstance(move, Add):
+        _add(st, move)
+    elif isinstance(move, TakePile):
+        _take(st, move)
+    elif isinstance(move, Ask):
+        _ask(st, move)
+    elif isinstance(move, Answer):
+        _answer(st, move)
+    else:
+        _end(st, move)
 
 
 def _ask(st: GameState, move: Ask) -> None:
@@ -172,7 +212,7 @@ def _short_of_minimum(state: GameState, rest: list[Move]) -> str | None:
             " melds this hand")
 
 
-SHORT_LINE = "the melds of this line total"  # how a line refused as a whole begins
+SHORT_LINE: Final = "the melds of this line total"  # how a line refused as a whole begins
 
 
 # Internals -----------------------------------------------------------------------------------
@@ -271,7 +311,7 @@ def _replace_red3s(st: GameState, seat: int, source: str) -> None:
         _set_hand(st, seat, keep)
 
 
-_NO_CARDS: frozenset[int] = frozenset()
+_NO_CARDS: Final[frozenset[int]] = frozenset()
 
 
 def _start_turn(st: GameState, seat: int) -> None:
@@ -318,7 +358,8 @@ def _draw(st: GameState, move: Draw | None = None) -> None:
     st.stock = stock[taken:]
     counts = list(st.hc[seat])
     for card in drawn:
-        counts[KIND_OF[card]] += 1
+        kind = KIND_OF[card]
+        counts[kind] = counts[kind] + 1
     _put_hand(st, seat, tuple(sorted(st.hands[seat] + tuple(drawn))), tuple(counts))
     if last_red3:
         if st.rules.last_card_red3 == "end_now":
@@ -352,7 +393,7 @@ def _pick_one(st: GameState, seat: int, kind: int) -> int:
                 break
             i += 1
     counts = list(st.hc[seat])
-    counts[kind] -= 1
+    counts[kind] = counts[kind] - 1
     _put_hand(st, seat, hand[:i] + hand[i + 1:], tuple(counts))
     return hand[i]
 
@@ -586,10 +627,3 @@ def _end_hand(st: GameState, reason: HandEnd, out_seat: int | None, concealed: b
         _log(st, ev.GameEnded(st.winner, over, st.scores))
         return
     _deal(st)
-
-
-# One rule per move type (what ``apply`` does once the move is known to be legal).
-_DO: dict[type, Callable[[GameState, Any], None]] = {
-    Draw: _draw, TakePile: _take, Meld: _meld, Add: _add, Discard: _discard, Ask: _ask,
-    Answer: _answer, EndHand: _end,
-}

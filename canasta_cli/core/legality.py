@@ -7,6 +7,7 @@ can still end legally after it (see ``feasibility``).
 from __future__ import annotations
 
 from itertools import compress
+from typing import Final
 
 from .cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, N_KINDS, RED3, VALUE_OF
 from .feasibility import (
@@ -45,9 +46,6 @@ def hand_counts(hand: tuple[int, ...]) -> list[int]:
     return list(kind_counts(hand))
 
 
-_NO_CARDS = (0,) * N_KINDS
-
-
 def situation(state: GameState) -> Situation:
     """The current player's turn as counts (also used for a pile take, see ``_after_take``)."""
     rules = state.rules
@@ -55,11 +53,10 @@ def situation(state: GameState) -> Situation:
     side = state.team[seat]
     s = Situation()
     info = state.minfo[side]
-    # Read-only tuples: Situation.copy() makes lists before anything changes them.
-    s.hc = state.hc[seat]
-    s.ex = info.ex
-    s.nat = info.nat
-    s.wild = info.wild
+    s.hc = list(state.hc[seat])
+    s.ex = list(info.ex)
+    s.nat = list(info.nat)
+    s.wild = list(info.wild)
     s.canastas = info.canastas
     s.hand_n = len(state.hands[seat])
     s.opening = not state.side_open_at_start
@@ -68,7 +65,7 @@ def situation(state: GameState) -> Situation:
     s.minimum = state.minimums[rules.side_of(seat)]
     s.pending = state.pile_pending
     s.pending_counts = hand_counts(tuple(c for c in state.pile if KIND_OF[c] != RED3)) \
-        if state.pile_pending else _NO_CARDS
+        if state.pile_pending else [0] * N_KINDS
     s.must_out = state.permission is True or state.committed_out
     s.no_out = state.permission is False
     s.no_discard = state.phase is Phase.MELD_NO_DISCARD
@@ -113,7 +110,7 @@ def frozen_against(state: GameState, side: int) -> bool:
     return state.pile_frozen or not state.side_has_melded(side)
 
 
-_IS_RED3 = tuple(int(k == RED3) for k in KIND_OF)
+_IS_RED3: Final = tuple(int(k == RED3) for k in KIND_OF)
 
 
 def pile_takes(state: GameState) -> tuple[list[Move], bool]:
@@ -213,7 +210,7 @@ def _after_take(s: Situation, state: GameState, rank: int, n: int, d: int, j: in
         hc = s.hc
         for k, c in enumerate(rest):
             if c:
-                hc[k] += c
+                hc[k] = hc[k] + c
                 s.hand_n += c
 
 
@@ -256,7 +253,7 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
         assert s is not None
         hopeless = must_out or s.total + _greedy_opening(s)[0] < s.minimum
     ex, nat, wild = info.ex, info.nat, info.wild
-    for r in () if hopeless else RANKS:
+    for r in range(0 if hopeless else 11):  # RANKS, as a literal range (a C loop compiled)
         if ex[r]:
             adds = ADDS[r]
             if hc[r]:
@@ -318,19 +315,20 @@ def _meld_moves(state: GameState) -> list[Move]:  # noqa: C901 - one pass, every
 # Discards in the move list's order: the natural ranks, deuce, joker, black three.  These are
 # kinds 0 to 13 in order, so ``compress`` over a hand's counts lists them (it stops before
 # RED3, kind 14, which is never discarded).
-_DISCARD_KINDS = (*RANKS, DEUCE, JOKER, BLACK3)
+_DISCARD_KINDS: Final[tuple[int, ...]] = (*RANKS, DEUCE, JOKER, BLACK3)
 assert tuple(range(RED3)) == _DISCARD_KINDS
-_DISCARD_MOVES = tuple(DISCARDS[k] for k in _DISCARD_KINDS)
+_DISCARD_MOVES: Final = tuple(DISCARDS[k] for k in _DISCARD_KINDS)
 
-_NEW_MELDS: dict[tuple[int, int, int, int, int, bool], tuple[tuple[Meld, ...], int]] = {}
+_NEW_MELDS: Final[dict[int, tuple[tuple[Meld, ...], int]]] = {}
 
 
 def _new_melds(r: int, n_max: int, deuces: int, jokers: int, maxw: int,
                c4: bool) -> tuple[tuple[Meld, ...], int]:
     """Every new meld of rank ``r`` the hand could lay (naturals, then deuces, then jokers
     ascending: the move list's order), and the most cards any of them uses.  Keyed by counts
-    the pack bounds, so the table is bounded too."""
-    key = (r, n_max, deuces, jokers, maxw, c4)
+    the pack bounds, so the table is bounded too: one int, digits from the least significant
+    up, jokers (< 16), deuces (< 16), naturals (< 16), the rank (< 15), then (maxw, c4)."""
+    key = ((((maxw * 2 + c4) * 15 + r) * 16 + n_max) * 16 + deuces) * 16 + jokers
     hit = _NEW_MELDS.get(key)
     if hit is None:
         out: list[Meld] = []

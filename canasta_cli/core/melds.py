@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import add
-from typing import Any
+from typing import Any, Final
 
 from .cards import KIND_OF, KIND_TEXT, N_KINDS, TEXT_OF, VALUE_OF
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(init=False, slots=True, unsafe_hash=True)
 class MeldState:
     """A meld on the table.  ``created_turn`` and ``owner`` decide concealed status.
 
     Immutable by contract, like the state that holds it (a new meld replaces it when it
     grows); not ``frozen`` because a frozen dataclass's constructor costs five times more,
-    and one is made on every meld, addition and pile take."""
+    and one is made on every meld, addition and pile take.  Its ``__init__`` is written out
+    (``init=False``) so that a compiled build makes one natively, not through the generated
+    Python ``__init__``; ``RowInfo`` and the events do the same."""
 
     rank: int
     cards: tuple[int, ...]
@@ -27,6 +29,17 @@ class MeldState:
     # The JSON text of ``to_json()``, filled by the protocol layer: a cache that lives and dies
     # with the meld, so it is bounded by the melds alive instead of by a global table.
     _wire: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __init__(self, rank: int, cards: tuple[int, ...], wilds: int, owner: int,
+                 created_turn: int, concealed: bool = False) -> None:
+        self.rank = rank
+        self.cards = cards
+        self.wilds = wilds
+        self.owner = owner
+        self.created_turn = created_turn
+        self.concealed = concealed
+        self._json = None
+        self._wire = None
 
     @property
     def size(self) -> int:
@@ -64,10 +77,10 @@ class MeldState:
         return {**view, "cards": list(view["cards"])}
 
 
-EMPTY_MELDS: tuple[MeldState | None, ...] = (None,) * N_KINDS
+EMPTY_MELDS: Final[tuple[MeldState | None, ...]] = (None,) * N_KINDS
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(init=False, slots=True, unsafe_hash=True)
 class RowInfo:
     """A row of melds as counts, kept beside it in the state so that every ``legal_moves``
     call does not rebuild it: per natural rank, melded or not, naturals and wild cards.
@@ -80,6 +93,16 @@ class RowInfo:
     b3_melded: bool
     melded: bool
     tot: tuple[int, ...]  # cards per rank (naturals and wild cards), for the going-out bound
+
+    def __init__(self, ex: tuple[bool, ...], nat: tuple[int, ...], wild: tuple[int, ...],
+                 canastas: int, b3_melded: bool, melded: bool, tot: tuple[int, ...]) -> None:
+        self.ex = ex
+        self.nat = nat
+        self.wild = wild
+        self.canastas = canastas
+        self.b3_melded = b3_melded
+        self.melded = melded
+        self.tot = tot
 
 
 def row_info(row: tuple[MeldState | None, ...]) -> RowInfo:
@@ -97,7 +120,7 @@ def row_info(row: tuple[MeldState | None, ...]) -> RowInfo:
                    any(m is not None for m in row), tuple(map(add, nat, wild)))
 
 
-EMPTY_ROW_INFO = row_info(EMPTY_MELDS)
+EMPTY_ROW_INFO: Final = row_info(EMPTY_MELDS)
 
 
 def with_meld(info: RowInfo, meld: MeldState) -> RowInfo:

@@ -7,6 +7,7 @@ to is chosen by the engine (see ``engine._pick_one``), because suits never matte
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,20 +71,20 @@ class EndHand:
 
 Move = Draw | TakePile | Meld | Add | Discard | Ask | Answer | EndHand
 
-DRAW = Draw()
-ASK = Ask()
-YES = Answer(True)
-NO = Answer(False)
-END = EndHand()
+DRAW: Final = Draw()
+ASK: Final = Ask()
+YES: Final = Answer(True)
+NO: Final = Answer(False)
+END: Final = EndHand()
 
 
 # Interned moves: ``legal_moves`` hands out one shared object per distinct move, because a
 # frozen dataclass costs a slow ``__init__`` and ``apply``'s membership test is fastest on
 # identity.  Keys are move shapes, and counts are bounded by the pack, so the tables are too.
-DISCARDS: tuple[Discard, ...] = tuple(Discard(k) for k in range(15))
-ADDS: tuple[tuple[Add, ...], ...] = tuple(tuple(Add(r, k) for k in range(15)) for r in range(15))
-_MELDS: dict[tuple[int, int, int, int], Meld] = {}
-_TAKES: dict[tuple[int, int, int, int], TakePile] = {}
+DISCARDS: Final[tuple[Discard, ...]] = tuple(Discard(k) for k in range(15))
+ADDS: Final[tuple[tuple[Add, ...], ...]] = tuple(tuple(Add(r, k) for k in range(15)) for r in range(15))
+_MELDS: Final[dict[tuple[int, int, int, int], Meld]] = {}
+_TAKES: Final[dict[tuple[int, int, int, int], TakePile]] = {}
 
 
 def meld(rank: int, naturals: int, deuces: int = 0, jokers: int = 0) -> Meld:

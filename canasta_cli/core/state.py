@@ -16,6 +16,7 @@ from .reasons import GameEnd
 
 if TYPE_CHECKING:
     from .events import Event
+    from .moves import Move
     from .rules import Ruleset
     from .scoring import HandResult
 
@@ -65,6 +66,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("winner", "the winning side once the game is over; None for a draw or while playing"),
     ("game_end_reason", "why the game ended (target, draw, hand_limit, turn_limit) or None"),
     ("log", "the event log as a cons list (previous, event), newest first; None if empty"),
+    ("hand_log", "the log keeps only this hand (from the move that dealt it), not the game"),
     ("team", "per seat: the meld row it plays on (its side's, or a cut-throat partner's)"),
     ("lone", "cut-throat: the seat playing alone this hand once partners formed, else None"),
     ("hc", "per seat: card counts per kind of its hand (kept beside ``hands``)"),
@@ -118,13 +120,14 @@ class GameState:
     winner: int | None
     game_end_reason: GameEnd | None
     log: tuple[Any, ...] | None
+    hand_log: bool
     team: tuple[int, ...]
     lone: int | None
     hc: tuple[tuple[int, ...], ...]
     minfo: tuple[RowInfo, ...]
     minimums: tuple[int, ...]
     views: dict[int, tuple[Any, list[dict[str, Any]]]]
-    _legal: Any  # legality's cache of this state's listed moves
+    _legal: tuple[Move, ...] | None  # legality's cache of this state's listed moves
 
     def __init__(self, rules: Ruleset, seed: int, *, stacked: tuple[tuple[int, ...], ...] = (),
                  first_hand: int = 1, hand_no: int = 1, dealer: int = 0,
@@ -141,7 +144,8 @@ class GameState:
                  foreign_add: bool = False, committed_out: bool = False,
                  results: tuple[HandResult, ...] = (), winner: int | None = None,
                  game_end_reason: GameEnd | None = None, log: tuple[Any, ...] | None = None,
-                 team: tuple[int, ...] | None = None, lone: int | None = None) -> None:
+                 team: tuple[int, ...] | None = None, lone: int | None = None,
+                 hand_log: bool = False) -> None:
         n, sides = rules.players, rules.sides
         self.rules = rules
         self.seed = seed
@@ -177,6 +181,7 @@ class GameState:
         self.winner = winner
         self.game_end_reason = game_end_reason
         self.log = log
+        self.hand_log = hand_log
         self.team = team if team is not None else tuple(rules.side_of(s) for s in range(n))
         self.lone = lone
         self.views = {}
@@ -222,6 +227,7 @@ class GameState:
         new.winner = self.winner
         new.game_end_reason = self.game_end_reason
         new.log = self.log
+        new.hand_log = self.hand_log
         new.team = self.team
         new.lone = self.lone
         new.hc = self.hc
@@ -273,7 +279,8 @@ class GameState:
         return self.minfo[side].melded
 
     def events(self) -> list[Event]:
-        """The whole event log, oldest first (kept as a cons list so that apply is O(1))."""
+        """The event log, oldest first (kept as a cons list so that apply is O(1)): the whole
+        game's, or with ``hand_log`` this hand's, from the move that dealt it."""
         out: list[Event] = []
         node = self.log
         while node is not None:
