@@ -28,6 +28,8 @@ REASON = "needs the cluster extra: pip install 'canasta[cluster]'"
 distributed = pytest.importorskip("distributed", reason=REASON)
 pytest.importorskip("cryptography", reason=REASON)
 
+from test_signals import sigint_as_at_a_terminal  # noqa: E402
+
 from canasta_cli.core import PRESETS  # noqa: E402
 from canasta_cli.tournament.cluster import ClusterError, DaskExecutor  # noqa: E402
 from canasta_cli.tournament.cluster_worker import play_fresh  # noqa: E402
@@ -441,7 +443,8 @@ def test_an_interrupted_tournament_stops_its_games_on_the_workers(cluster: Clust
                              "--cluster-tls", str(cluster.certs), "--bot", f"slow={slow}",
                              "--bot", "r=builtin:random", *GAME, "--decision-ms", "120000",
                              "--bank-ms", "0", "--out", str(tmp_path / "o")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            preexec_fn=sigint_as_at_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while not _games_processes(worker):

@@ -19,6 +19,13 @@ from test_hostile_bots import HOSTILE, left_running, running
 CANASTA = shutil.which("canasta", path=os.path.dirname(sys.executable)) or "canasta"
 
 
+def sigint_as_at_a_terminal() -> None:
+    """Ctrl-C as a person at a terminal sends it.  A suite started in the background by a
+    shell without job control inherits SIGINT ignored (POSIX), and so would every referee it
+    starts: Python keeps an ignored SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def descendants(pid: int) -> list[int]:
     """Every process below ``pid`` now (read from /proc)."""
     children: dict[int, list[int]] = {}
@@ -79,7 +86,7 @@ def test_nothing_outlives_a_signalled_referee(tmp_path: Path, command: str,
                 "--out", str(tmp_path / "out")]
         wanted = 12  # two workers, each with two bot processes (a side is two seats)
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, preexec_fn=sigint_as_at_a_terminal)
     try:
         _wait_for_pids(pidfile, wanted, proc)
         # A game under way, as the referee's own files tell (boxed bots cannot write): a move
