@@ -16,9 +16,9 @@ runner = CliRunner()
 
 
 def test_the_ratio_is_of_cpu_time_with_the_wall_clock_beside_it() -> None:
-    a = {"hands": 100, "seconds": 4.0, "cpu": 1.0, "digest": "x"}
-    b = {"hands": 100, "seconds": 2.0, "cpu": 3.0, "digest": "x"}
-    rnd = Round("classic", dict(a), dict(b))
+    a: dict[str, float | str] = {"hands": 100, "seconds": 4.0, "cpu": 1.0, "digest": "x"}
+    b: dict[str, float | str] = {"hands": 100, "seconds": 2.0, "cpu": 3.0, "digest": "x"}
+    rnd = Round("classic", a, b)
     assert rnd.ratio == pytest.approx(3.0) and rnd.wall_ratio == pytest.approx(0.5)
     (line,) = summary([rnd], "REV")
     assert "median 3.00" in line and "wall 0.50" in line and "same games: yes" in line
