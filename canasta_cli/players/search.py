@@ -26,7 +26,7 @@ from ..core.cards import (
     KIND_OF,
     KIND_VALUE,
 )
-from ..core.determinize import determinize
+from ..core.determinize import Known, determinize
 from ..core.facts import public_facts
 from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
@@ -317,6 +317,7 @@ class SearchPlayer:
         digest = hashlib.sha256(json.dumps([self.seed, obs], sort_keys=True).encode()).digest()
         rng = random.Random(int.from_bytes(digest[:8], "big"))
         model = infer_factors(history, obs, rules) if self.infer else None
+        known = Known(obs, facts, rules)
         texts = [m["text"] for m in moves]
         values: list[list[float]] = [[] for _ in moves]  # per complete deal, paired
         outcomes: list[list[Outcome]] = [[] for _ in moves]
@@ -343,7 +344,7 @@ class SearchPlayer:
                     keep.append(default)
                 active = sorted(keep)
                 cut *= 2
-            det = determinize(obs, facts, rules, rng, model)
+            det = determinize(obs, facts, rules, rng, model, known)
             listed = {format_move(m): m for m in legal_moves(det)}
             if default is None:
                 choice = format_move(fast_policy(det, rng))
