@@ -226,6 +226,31 @@ def test_a_bot_is_frozen_once_per_change_of_turn_not_after_every_decision(
     assert switches <= len(freezes) <= switches + 1, (len(freezes), switches, len(actors))
 
 
+@needs_bwrap
+@needs_cgroups
+def test_only_the_bot_is_in_its_freezer_bubblewraps_own_processes_keep_their_caps() -> None:
+    """A freeze or thaw wakes every process of the group: bubblewrap's two waiting processes
+    leave the freezer once the bot runs (and stay under the memory and process caps)."""
+    seats = [SubprocessSeat([sys.executable, PRISONER, "none"], box=BoxPolicy()) for _ in range(2)]
+    ref = Referee(seats, preset("two-player").with_options(max_hands=1), ROOMY)
+    try:
+        ref.start()
+        for seat in seats:
+            group = seat._group
+            assert group is not None and seat.proc is not None
+            frozen = [int(p) for p in
+                      Path(group.dirs["freezer"], "cgroup.procs").read_text().split()]
+            capped = group.pids()
+            exes = {p: os.path.basename(os.path.realpath(f"/proc/{p}/exe")) for p in capped}
+            helpers = [p for p, exe in exes.items() if exe == "bwrap"]
+            assert seat.proc.pid in helpers and len(helpers) == 2, exes
+            assert frozen and not set(frozen) & set(helpers), (frozen, exes)
+        result = ref.play(1, seed=4)
+    finally:
+        ref.close()
+    assert [s["status"] for s in result.seats] == ["OK", "OK"], result.seats
+
+
 def _in_memory_cgroup(limit_mb: int, argv: list[str], tmp_path: Path
                       ) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` in a memory control group of its own, made here (v1)."""

@@ -28,9 +28,9 @@ from typing import IO
 from ..protocol.messages import ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from .base import Message, Seat, SeatFailure
-from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, containment, current, with_sandbox
+from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, bwrap_path, containment, current, with_sandbox
 from .cgroups import BotCgroup
-from .contain import become_subreaper, hidden
+from .contain import become_subreaper, box_helpers, hidden
 from .leftovers import run_dir
 from .sorting import STDOUT_HINT, ReplySorter
 
@@ -151,7 +151,16 @@ class SubprocessSeat(Seat):
         except SeatFailure as f:
             self._stop(f.status, f.reason)  # a bot that failed its handshake is not kept
             raise
+        self._release_helpers()
         return reply
+
+    def _release_helpers(self) -> None:
+        """Once the bot runs, bubblewrap's waiting processes leave its freezer: then a freeze
+        or a thaw wakes the bot's own processes only (three wake-ups fewer per turn)."""
+        program = bwrap_path()
+        if (self._freeze and self._group is not None and self.proc is not None and program
+                and box_kind(self._policy()) == "bubblewrap"):
+            self._group.unfreezable(box_helpers(self.proc.pid, program))
 
     def _spawn(self) -> None:
         become_subreaper()
