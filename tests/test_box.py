@@ -26,7 +26,7 @@ from canasta_cli.protocol.messages import ActRequest
 from canasta_cli.referee import Referee, TimeControl
 from canasta_cli.seats import builtin_seat, cgroups
 from canasta_cli.seats.base import Message
-from canasta_cli.seats.box import BoxPolicy, box_kind
+from canasta_cli.seats.box import BoxPolicy, box_kind, containment
 from canasta_cli.seats.subprocess_seat import SubprocessSeat
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,6 +224,48 @@ def test_a_bot_is_frozen_once_per_change_of_turn_not_after_every_decision(
     assert switches > 5 and len(actors) > switches + 5  # turns have several decisions
     # One freeze per change of turn, and one when the second bot's handshake holds the first.
     assert switches <= len(freezes) <= switches + 1, (len(freezes), switches, len(actors))
+
+
+@needs_cgroups
+@pytest.mark.parametrize("mode", ["auto", "namespaces", "unboxed"])
+def test_only_the_bot_is_in_its_freezer_the_boxs_own_processes_keep_their_caps(
+        mode: str) -> None:
+    """A freeze or thaw wakes every process of the group: the box's two waiting processes
+    (bubblewrap's, or the namespace launcher's shells) leave the freezer once the bot runs,
+    and stay under the memory and process caps."""
+    policy = BoxPolicy(mode=mode)  # type: ignore[arg-type]
+    kind = box_kind(policy)
+    if (mode == "auto" and kind != "bubblewrap") or (mode == "namespaces" and kind != mode) \
+            or containment(policy) != "pid-namespace":
+        pytest.skip(f"no {mode} box with a PID namespace here")
+    found = cgroups.layout()
+    if found is None or found[0] != "v1":
+        pytest.skip("under cgroup v2 the freezer and the caps are one group: nothing leaves")
+    helper = "bwrap" if kind == "bubblewrap" else os.path.basename(os.path.realpath("/bin/sh"))
+    seats = [SubprocessSeat([sys.executable, PRISONER, "none"], box=policy) for _ in range(2)]
+    ref = Referee(seats, preset("two-player").with_options(max_hands=1), ROOMY)
+    try:
+        ref.start()
+        for seat in seats:
+            group = seat._group
+            assert group is not None and seat.proc is not None
+            frozen = [int(p) for p in
+                      Path(group.dirs["freezer"], "cgroup.procs").read_text().split()]
+            capped = group.pids()
+            exes = {p: os.path.basename(os.path.realpath(f"/proc/{p}/exe")) for p in capped}
+            helpers = [p for p in (seat.proc.pid, *_children(seat.proc.pid))
+                       if exes.get(p) == helper]
+            assert seat.proc.pid in helpers and len(helpers) == 2, exes
+            assert frozen and not set(frozen) & set(helpers), (frozen, exes)
+            assert all(exes[p] != helper for p in frozen), (frozen, exes)
+        result = ref.play(1, seed=4)
+    finally:
+        ref.close()
+    assert [s["status"] for s in result.seats] == ["OK", "OK"], result.seats
+
+
+def _children(pid: int) -> list[int]:
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
 def _in_memory_cgroup(limit_mb: int, argv: list[str], tmp_path: Path

@@ -196,4 +196,6 @@ def test_bench_protocol_times_the_example_bot_against_the_echo() -> None:
     assert decisions > 20
     assert "round trip, referee + bot:  median" in out and "bare JSON-line echo floor:" in out
     assert "median of 2 interleaved rounds (a game, then its echo)" in out
+    idle = out.split("each idle as long as its bot was before each request")[1]
+    assert float(idle.split("median ")[1].split()[0]) > 0
     assert "one-hand 4-player game: subprocess bots" in out

@@ -43,6 +43,7 @@ class ProtocolBench:
     build_median_ms: float = 0.0  # making the request's bytes (the observation, the moves)
     exchange_median_ms: float = 0.0  # from writing them to holding the bot's answer
     rest_median_ms: float = 0.0  # the rest of the round trip: the referee's own bookkeeping
+    idle_echo_median_ms: float = 0.0  # one echo per seat, each idle as long as its bot was
 
     @property
     def ratio(self) -> float:
@@ -78,12 +79,15 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     so on, so that machine drift touches both; the ratio is taken per round.  Then whole
     4-player games of subprocess bots against in-process random players."""
     batches: list[tuple[int, bytes]] = []
+    idles: list[float] = []  # per request: how long that bot had been idle (s)
     builds: list[float] = []
     exchanges: list[float] = []
+    answered: dict[int, float] = {}
 
     class Capturing(SubprocessSeat):
         def act(self, request: ActRequest, timeout: float) -> Message:
             t0 = time.perf_counter()
+            idles.append(t0 - answered.get(request.seat, t0))
             wire = encode(request)  # made here, kept in the request: the seat reuses it
             t1 = time.perf_counter()
             batches.append((request.seat, bytes(self._out) + wire))
@@ -91,6 +95,7 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
             try:
                 return super().act(request, timeout)
             finally:
+                answered[request.seat] = time.perf_counter()
                 builds.append((t1 - t0) * 1000)
                 exchanges.append((time.perf_counter() - t2) * 1000)
 
@@ -101,6 +106,7 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     trips: list[float] = []
     floor: list[float] = []
     floor4: list[float] = []
+    idle_floor: list[float] = []
     ratios: list[float] = []
     ratios4: list[float] = []
     sub_s = 0.0
@@ -109,6 +115,8 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     rest: list[float] = []
     for g in range(games):
         batches.clear()
+        idles.clear()
+        answered.clear()
         builds.clear()
         exchanges.clear()
         before = len(ref.round_trips_ms)
@@ -125,6 +133,7 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
         floor += echo
         echo4 = _echo_floor(list(batches), 4, spin_us)
         floor4 += echo4
+        idle_floor += _echo_floor(list(batches), 4, spin_us, list(idles))
         if echo and mine:
             ratios.append(statistics.median(mine) / statistics.median(echo))
             ratios4.append(statistics.median(mine) / statistics.median(echo4))
@@ -138,15 +147,17 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
                          _percentile(floor, 0.5), _percentile(floor, 0.9), sub_s / games, in_s,
                          games, _percentile(floor4, 0.5), tuple(ratios), tuple(ratios4),
                          _percentile(all_builds, 0.5), _percentile(all_exchanges, 0.5),
-                         _percentile(rest, 0.5))
+                         _percentile(rest, 0.5), _percentile(idle_floor, 0.5))
 
 
 def _echo_floor(batches: list[tuple[int, bytes]], processes: int,
-                spin_us: int = 300) -> list[float]:
+                spin_us: int = 300, idles: list[float] | None = None) -> list[float]:
     """Round trips of the captured request batches through bare echo processes: one process
     for all seats, or one per seat (as in a match, where each bot idles between its turns).
     The answer is awaited as the referee awaits a bot's (``SubprocessSeat``): polled without
-    sleeping for ``spin_us``, then waited for in ``poll``, and read in one chunk."""
+    sleeping for ``spin_us``, then waited for in ``poll``, and read in one chunk.  With
+    ``idles``, each request waits (untimed) as long as its bot had been idle: what waking a
+    process that slept costs this machine, apart from any bot's or referee's work."""
     echoes = [subprocess.Popen([sys.executable, "-c", ECHO_BOT], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, bufsize=0) for _ in range(processes)]
     polls = []
@@ -158,7 +169,9 @@ def _echo_floor(batches: list[tuple[int, bytes]], processes: int,
         polls.append(p)
     spin = spin_us / 1e6
     times: list[float] = []
-    for seat, batch in batches:
+    for n, (seat, batch) in enumerate(batches):
+        if idles is not None and n < len(idles):
+            time.sleep(min(idles[n], 0.005))
         echo, p = echoes[seat % processes], polls[seat % processes]
         assert echo.stdin and echo.stdout
         out, got = echo.stdin.fileno(), b""
@@ -210,6 +223,10 @@ def bench_protocol_cmd(
                f" ms, written -> answer read {b.exchange_median_ms:.3f} ms (the bot's wake-up"
                f" and work, the freezer), the referee's rest {b.rest_median_ms:.3f} ms; the"
                f" echo's written -> answer read {b.echo_median_ms:.3f} ms")
+    typer.echo(f"echo floor with one echo per seat, each idle as long as its bot was before each"
+               f" request (the machine's cost of waking a process that slept): median"
+               f" {b.idle_echo_median_ms:.3f} ms, ratio"
+               f" {b.referee_median_ms / b.idle_echo_median_ms if b.idle_echo_median_ms else 0:.2f}x")
     typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
     typer.echo(f"one-hand 4-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
                f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")

@@ -106,6 +106,11 @@ def _bwrap() -> str | None:
     return path if _run_ok(probe) else None
 
 
+def bwrap_path() -> str | None:
+    """bubblewrap's path, where it can build a box."""
+    return _bwrap()
+
+
 @functools.cache
 def _kit_files() -> list[str]:
     """The installed Python bot kit (``import canasta_kit``), for bots in the box: an editable

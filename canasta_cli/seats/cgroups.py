@@ -197,6 +197,19 @@ class BotCgroup:
         except (OSError, ValueError):
             return []
 
+    def unfreezable(self, pids: list[int]) -> None:
+        """Keep ``pids`` (the box's own waiting processes, never the bot's) out of the
+        freezer: each freeze and thaw would otherwise wake every one of them, and the bot's
+        thawed process would queue behind them for the CPU.  Their memory and process caps
+        stay.  v1 only: under v2 the groups are one, and leaving the freezer would be leaving
+        the caps too."""
+        where = self.dirs.get("freezer") if self.version == "v1" else None
+        if where is None:
+            return
+        parent = os.path.join(os.path.dirname(where), "cgroup.procs")
+        for pid in pids:
+            _write(parent, str(pid))
+
     def _set_frozen(self, frozen: bool) -> None:
         if self._freezer < 0:
             where = self.dirs.get("freezer" if self.version == "v1" else "")

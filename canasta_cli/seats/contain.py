@@ -58,3 +58,21 @@ def die_with_parent() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
 
+
+
+def box_helpers(pid: int, program: str) -> list[int]:
+    """The box's own processes of the bot started as ``pid``: ``pid`` and its children that
+    run ``program`` (bubblewrap's outer process and the namespace's first, which only wait;
+    the bot is the next generation, so nothing here can be its).  Empty where unknown."""
+    real = os.path.realpath(program)
+    found: list[int] = []
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+            candidates = [pid, *(int(p) for p in f.read().split())]
+    except (OSError, ValueError):
+        return []
+    for p in candidates:
+        with contextlib.suppress(OSError):
+            if os.path.realpath(f"/proc/{p}/exe") == real:
+                found.append(p)
+    return found

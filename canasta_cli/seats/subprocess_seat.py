@@ -28,9 +28,9 @@ from typing import IO
 from ..protocol.messages import ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from .base import Message, Seat, SeatFailure
-from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, containment, current, with_sandbox
+from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, bwrap_path, containment, current, with_sandbox
 from .cgroups import BotCgroup
-from .contain import become_subreaper, hidden
+from .contain import become_subreaper, box_helpers, hidden
 from .leftovers import run_dir
 from .sorting import STDOUT_HINT, ReplySorter
 
@@ -151,7 +151,24 @@ class SubprocessSeat(Seat):
         except SeatFailure as f:
             self._stop(f.status, f.reason)  # a bot that failed its handshake is not kept
             raise
+        self._release_helpers()
         return reply
+
+    def _release_helpers(self) -> None:
+        """Once the bot runs, the box's two waiting processes (bubblewrap's, or the namespace
+        launcher's shells) leave its freezer: then a freeze or a thaw wakes the bot's own
+        processes only (four wake-ups fewer per change of turn)."""
+        if not (self._freeze and self._group is not None and self.proc is not None):
+            return
+        policy = self._policy()
+        if box_kind(policy) == "bubblewrap":
+            program = bwrap_path()
+        elif containment(policy) == "pid-namespace":
+            program = "/bin/sh"  # _OUTER and _INNER; the bot is the next generation
+        else:
+            return  # no launcher of its own: the first process is the bot
+        if program:
+            self._group.unfreezable(box_helpers(self.proc.pid, program))
 
     def _spawn(self) -> None:
         become_subreaper()
