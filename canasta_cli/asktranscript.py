@@ -11,14 +11,13 @@ to the earlier requests are read and compared with the transcript's, never playe
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
-from .botask import Asked, AskError
+from .botask import Asked, AskError, timed
 from .private_files import read_input
 from .protocol.messages import encode
-from .seats.base import Message, SeatFailure
+from .seats.base import SeatFailure
 from .seats.subprocess_seat import SubprocessSeat
 
 MAX_TRANSCRIPT = 1 << 27  # bytes: a long match's transcript is a few MiB
@@ -120,14 +119,7 @@ def ask_transcript(command: str, lines: list[tuple[str, Any]], decision: int,
                 bot.started = True
             elif kind == "act" or (kind == "error" and msg.get("retry")):
                 count += kind == "act" and msg.get("game") == chosen
-                start = time.monotonic()
-                reply: Message | None = None
-                failure = None
-                try:
-                    reply = bot.request(msg, budget)
-                except SeatFailure as f:
-                    failure = f"{f.status}: {f.reason}"
-                ms = (time.monotonic() - start) * 1000
+                reply, failure, ms = timed(bot.request, msg, budget)
                 recorded = _recorded(lines, i)
                 if i == index:
                     asked = Asked(int(mine or 0), decision, 0, encode(msg), recorded, reply,

@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .core import GameState, Move, Ruleset, format_move, parse_card_sequence, parse_move
 from .core.cards import KIND_OF
-from .protocol.messages import act_message, encode
+from .protocol.messages import ActRequest, act_message, encode
 from .protocol.statuses import SeatStatus
 from .referee import Referee, TimeControl
 from .seats.base import Message, Seat, SeatFailure
 from .seats.subprocess_seat import SubprocessSeat
+
+_Q = TypeVar("_Q", Message, ActRequest)
 
 
 class AskError(ValueError):
@@ -115,14 +118,7 @@ class AskReferee(Referee):
                           explains=seat.explains, caps=seat.caps)
         wire = encode(msg)
         budget = (self.time.decision_ms + self.time.bank_ms + self.time.margin_ms) / 1000
-        start = time.monotonic()
-        reply: Message | None = None
-        failure = None
-        try:
-            reply = seat.act(msg, budget)
-        except SeatFailure as f:
-            failure = f"{f.status}: {f.reason}"
-        ms = (time.monotonic() - start) * 1000
+        reply, failure, ms = timed(seat.act, msg, budget)
         if self.final and self.count == self.decision:
             self.asked = Asked(self.target, self.count, self.step, wire, recorded, reply,
                                failure, ms, earlier=self.earlier)
@@ -134,6 +130,20 @@ class AskReferee(Referee):
         if said is not None and said != recorded and len(self.earlier) < 10:
             self.earlier.append(f"decision {self.count} (move {self.step}) of game {game}: now"
                                 f" {said!r}, in the game {recorded!r}")
+
+
+def timed(ask: Callable[[_Q, float], Message], msg: _Q, budget: float
+          ) -> tuple[Message | None, str | None, float]:
+    """Put ``msg`` to a bot within ``budget`` seconds: its reply (None if it failed), the
+    failure as ``status: reason`` (None if it answered) and the milliseconds it took."""
+    start = time.monotonic()
+    reply: Message | None = None
+    failure = None
+    try:
+        reply = ask(msg, budget)
+    except SeatFailure as f:
+        failure = f"{f.status}: {f.reason}"
+    return reply, failure, (time.monotonic() - start) * 1000
 
 
 def _said(reply: Message | None, moves: list[Move]) -> str | None:

@@ -1,39 +1,45 @@
 """The ``canasta`` command: the Typer app, its commands registered from ``commands/`` and
-``bench/``, and ``main``."""
+``bench/``, and ``main``.
+
+A command line that names a command is run by an app that registers only that command's
+module (``GROUPS``): a command imports, and Typer builds, only what it runs, not the whole
+package and every other command's options (a third of a short command's start-up).  Any other
+command line (``--help``, ``--version``, no command, a misspelt one) gets the whole app, so
+help, listings and suggestions are as before.  ``app`` is the whole app, made when first read.
+"""
 
 from __future__ import annotations
 
+import importlib
 import signal
+import sys
 from typing import Annotated
 
 import typer
 
-from . import __version__, bench
+from . import __version__
 from .build import engine_build
-from .commands import (
-    bot,
-    cluster,
-    demo,
-    explore,
-    games,
-    kit,
-    ladder,
-    learn,
-    match,
-    net,
-    play,
-    replay,
-    report,
-    tournament,
-)
 
-# Plain help (rich_markup_mode=None): the rich layout labels every flag "<bool>".
-app = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.", no_args_is_help=True,
-                  rich_markup_mode=None,
-                  add_completion=False)
-for _group in (explore, play, demo, match, replay, tournament, report, net, bench, bot,
-               cluster, kit, ladder, games, learn):
-    _group.register(app)
+# Each command module (under canasta_cli/) and the commands it registers, in the order help
+# lists them; ``tests/test_cli_lazy.py`` keeps this equal to what the modules register.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "commands.explore": ("rules", "position"),
+    "commands.play": ("play",),
+    "commands.demo": ("demo",),
+    "commands.match": ("match",),
+    "commands.replay": ("replay",),
+    "commands.tournament": ("tournament",),
+    "commands.report": ("report",),
+    "commands.net": ("serve", "join"),
+    "bench": ("bench",),
+    "commands.bot": ("bot",),
+    "commands.cluster": ("cluster",),
+    "commands.kit": ("kit",),
+    "commands.ladder": ("ladder",),
+    "commands.games": ("games", "stats"),
+    "commands.learn": ("learn",),
+}
+_MODULE_OF = {name: module for module, names in GROUPS.items() for name in names}
 
 
 def _version(value: bool) -> None:
@@ -42,11 +48,46 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Print the version and exit.")]
         = False) -> None:
     """Canasta: an exact rules engine, a referee and bots."""
+
+
+def make_app(modules: tuple[str, ...] = tuple(GROUPS)) -> typer.Typer:
+    """The app with the commands of ``modules`` (keys of ``GROUPS``; default: all)."""
+    # Plain help (rich_markup_mode=None): the rich layout labels every flag "<bool>".
+    made = typer.Typer(help="Canasta: an exact rules engine, a referee and bots.",
+                       no_args_is_help=True, rich_markup_mode=None, add_completion=False)
+    made.callback()(_root)
+    for module in modules:
+        importlib.import_module(f"{__package__}.{module}").register(made)
+    return made
+
+
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app that runs ``argv`` (the arguments after ``canasta``): only the named command's
+    module when the first argument names one, else the whole app."""
+    module = _MODULE_OF.get(argv[0]) if argv else None
+    return make_app((module,)) if module is not None else _whole()
+
+
+_WHOLE: list[typer.Typer] = []
+
+
+def _whole() -> typer.Typer:
+    if not _WHOLE:
+        _WHOLE.append(make_app())
+    return _WHOLE[0]
+
+
+app: typer.Typer  # the whole app: made on first read (module ``__getattr__``)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        return _whole()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Terminated(KeyboardInterrupt):
@@ -60,7 +101,7 @@ def _terminate(signum: int, frame: object) -> None:
 def main() -> None:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminate)
-    app()
+    app_for(sys.argv[1:])()
 
 
 if __name__ == "__main__":

@@ -122,3 +122,22 @@ def test_bench_env_runs_and_prints_the_ratio() -> None:
     assert lines[-1].startswith("load average at end:")
     bad = runner.invoke(app, ["bench", "env", "-r", "nope"])
     assert bad.exit_code == 2 and "unknown preset" in bad.output
+
+
+def test_bench_env_slices_play_the_games_one_run_would() -> None:
+    """The bench's two sides take turns in slices: a side run in slices plays exactly the
+    decisions and games it would in one go (the game goes on across slices)."""
+    from canasta_cli.bench.env import EngineRandom, EnvRandom
+    rules = preset("two-player")
+    whole_engine, whole_env = EngineRandom(rules, 3), EnvRandom(rules, 3)
+    whole_engine.run(1500)
+    whole_env.run(1500)
+    cut_engine, cut_env = EngineRandom(rules, 3), EnvRandom(rules, 3)
+    for k in (500, 1, 499, 500):
+        cut_engine.run(k)
+        cut_env.run(k)
+    assert cut_engine.game == whole_engine.game
+    assert cut_engine.state.events() == whole_engine.state.events()
+    assert cut_env.game == whole_env.game
+    assert cut_env.env.game_state.events() == whole_env.env.game_state.events()
+    assert cut_env.env.moves_made == whole_env.env.moves_made > 0

@@ -1,5 +1,6 @@
 """``canasta bench env``: masked random play through the environment against the bare
-engine's random play, interleaved round by round on the same preset."""
+engine's random play on the same preset, interleaved: within each round the two take turns
+a slice of decisions at a time."""
 
 from __future__ import annotations
 
@@ -26,57 +27,86 @@ class Round:
         return self.env_per_s / self.engine_per_s if self.engine_per_s else 0.0
 
 
-def engine_random(rules: Ruleset, decisions: int, seed: int) -> float:
-    """Decisions per second of uniformly random legal play on the bare engine."""
-    rng = random.Random(seed)
-    game = 0
-    state = new_game(rules, seed=seed * 100_003)
-    start = time.process_time()
-    for _ in range(decisions):
-        if state.is_over:
-            game += 1
-            state = new_game(rules, seed=seed * 100_003 + game)
-        moves = legal_moves(state)
-        state = apply(state, moves[rng.randrange(len(moves))])
-    return decisions / (time.process_time() - start)
+class EngineRandom:
+    """Uniformly random legal play on the bare engine, run a slice at a time (a game goes on
+    across slices, a new one is dealt when it ends)."""
+
+    def __init__(self, rules: Ruleset, seed: int) -> None:
+        self.rules, self.seed, self.game = rules, seed * 100_003, 0
+        self.rng = random.Random(seed)
+        self.state = new_game(rules, seed=self.seed)
+
+    def run(self, decisions: int) -> float:
+        """Play ``decisions`` decisions; their CPU time in seconds."""
+        rng, state, rules = self.rng, self.state, self.rules
+        start = time.process_time()
+        for _ in range(decisions):
+            if state.is_over:
+                self.game += 1
+                state = new_game(rules, seed=self.seed + self.game)
+            moves = legal_moves(state)
+            state = apply(state, moves[rng.randrange(len(moves))])
+        spent = time.process_time() - start
+        self.state = state
+        return spent
 
 
-def env_random(rules: Ruleset, decisions: int, seed: int) -> float:
-    """Decisions per second of masked random play through the AEC environment: each step
-    reads ``last()`` (observation vector and mask), picks uniformly among the mask's ones
-    and steps."""
-    import numpy as np
+class EnvRandom:
+    """Masked random play through the AEC environment, a slice at a time: each step reads
+    ``last()`` (observation vector and mask), picks uniformly among the mask's ones and
+    steps."""
 
-    from ..env.aec import CanastaEnv
-    rng = random.Random(seed)
-    env = CanastaEnv(rules)
-    game = 0
-    env.reset(seed=seed * 100_003)
-    made = 0
-    start = time.process_time()
-    while made < decisions:
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            game += 1
-            env.reset(seed=seed * 100_003 + game)
-            continue
-        # The mask's ones, read as booleans (numpy's fast path; the same indices as
-        # ``nonzero`` on the int8 array), as an agent that samples legal moves would.
-        legal = obs["action_mask"].view(np.bool_).nonzero()[0]
-        env.step(int(legal[rng.randrange(len(legal))]))
-        made += 1
-    return decisions / (time.process_time() - start)
+    def __init__(self, rules: Ruleset, seed: int) -> None:
+        from ..env.aec import CanastaEnv
+        self.seed, self.game = seed * 100_003, 0
+        self.rng = random.Random(seed)
+        self.env = CanastaEnv(rules)
+        self.env.reset(seed=self.seed)
+
+    def run(self, decisions: int) -> float:
+        import numpy as np
+        rng, env, boolean = self.rng, self.env, np.bool_
+        made = 0
+        start = time.process_time()
+        while made < decisions:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                self.game += 1
+                env.reset(seed=self.seed + self.game)
+                continue
+            # The mask's ones, read as booleans (numpy's fast path; the same indices as
+            # ``nonzero`` on the int8 array), as an agent that samples legal moves would.
+            legal = obs["action_mask"].view(boolean).nonzero()[0]
+            env.step(int(legal[rng.randrange(len(legal))]))
+            made += 1
+        return time.process_time() - start
+
+
+# Decisions per slice: both sides take turns a slice at a time within a round, so that a
+# change of the machine's load hits both alike.
+SLICE = 500
+
+
+def bench_round(rules: Ruleset, decisions: int, seed: int) -> Round:
+    """One round: ``decisions`` decisions on each side, in alternating slices."""
+    engine, env = EngineRandom(rules, seed), EnvRandom(rules, seed)
+    spent = [0.0, 0.0]
+    done = 0
+    while done < decisions:
+        k = min(SLICE, decisions - done)
+        spent[0] += engine.run(k)
+        spent[1] += env.run(k)
+        done += k
+    return Round(decisions / spent[0], decisions / spent[1])
 
 
 def bench_env(rules: Ruleset, decisions: int, rounds: int, seed: int,
               echo: Callable[[str], None]) -> list[Round]:
     out = []
     for r in range(rounds):
-        engine = engine_random(rules, decisions, seed + r)
-        env = env_random(rules, decisions, seed + r)
-        out.append(Round(engine, env))
-        echo(f"round {r + 1}: engine {engine:>9.0f} decisions/s   env {env:>9.0f} decisions/s"
-             f"   env/engine {out[-1].ratio:.2f}")
+        out.append(bench_round(rules, decisions, seed + r))
+        echo(f"round {r + 1}: engine {out[-1].engine_per_s:>9.0f} decisions/s   env"
+             f" {out[-1].env_per_s:>9.0f} decisions/s   env/engine {out[-1].ratio:.2f}")
     return out
 
 
@@ -89,13 +119,14 @@ def register(bench_app: typer.Typer) -> None:
         = "classic",
         decisions: Annotated[int, typer.Option(help="Decisions per run.", min=100,
                                                max=10_000_000)] = 20000,
-        rounds: Annotated[int, typer.Option(help="Rounds (engine, env, engine, env...).",
+        rounds: Annotated[int, typer.Option(help="Rounds (each: engine and env in"
+                                            " alternating slices of 500 decisions).",
                                             min=1, max=100)] = 5,
         seed: int = 0,
     ) -> None:
         """Masked random play through the PettingZoo environment (observation vector and
-        mask at every step) against the bare engine's random play: interleaved rounds, the
-        median ratio and spread, and the load average."""
+        mask at every step) against the bare engine's random play: rounds of alternating
+        slices, the median ratio and spread, and the load average."""
         from ..core import RulesError, preset
         try:
             ruleset = preset(rules)

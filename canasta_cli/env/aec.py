@@ -10,6 +10,7 @@ docs/ML.md documents the spaces, rewards and options.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]
 
 from ..core import IllegalMoveError, Ruleset, apply, legal_moves, new_game, observation, preset
+from ..core.moves import Move
 from ..core.state import GameState, Phase
 from .actions import action_table
 from .observe import Encoder
@@ -82,6 +84,9 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         self._no_mask = np.zeros(self.table.size, np.int8)
         self._size = self.table.size
         self._moves = self.table.moves
+        self._by_id = self.table._by_id
+        self._frombuffer = np.frombuffer
+        self._from_state = self.encoder.from_state
         self.state_: GameState | None = None
 
     # The PettingZoo API -----------------------------------------------------------------
@@ -125,12 +130,27 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             raise RuntimeError("call reset() before using the environment")
         seat = self._index[agent]
         if state.actor == seat:
-            legal = state._legal  # legal_moves' cache, filled by its first call
-            mask = self.table.mask(legal if legal is not None else legal_moves(state))
+            cached = state._legal  # legal_moves' cache, filled by its first call
+            legal: Sequence[Move] = cached if cached is not None else legal_moves(state)
+            # The mask, as ActionTable.mask makes it (inlined: this runs at every step).
+            out = bytearray(self._size)
+            by_id = self._by_id
+            try:
+                for m in legal:
+                    out[by_id[id(m)]] = 1
+            except KeyError:
+                for i in self.table.indices(legal):
+                    out[i] = 1
+            mask = self._frombuffer(out, np.int8)
         else:
             mask = self._no_mask.copy()
-        return {"observation": self.encoder.from_state(state, seat, self.tracker),
+        return {"observation": self._from_state(state, seat, self.tracker),
                 "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

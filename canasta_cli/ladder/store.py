@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..processes import pid_alive
 from . import failures
 
 SCHEMA = """
@@ -59,16 +60,6 @@ def default_path() -> Path:
 def deal_seed(master: int, k: int) -> int:
     text = f"canasta-ladder/{master}/{k}".encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Ladder:
@@ -155,7 +146,7 @@ class Ladder:
         by name).  None: fewer than two bots."""
         with self._tx() as db:
             dead = [r for r, pid, ended in db.execute("SELECT id, pid, ended FROM runs")
-                    if ended is not None or not _alive(pid)]
+                    if ended is not None or not pid_alive(pid)]
             for r in dead:
                 row = db.execute("SELECT k, a, b, seed FROM deals WHERE run=? AND finished IS"
                                  " NULL ORDER BY k LIMIT 1", (r,)).fetchone()

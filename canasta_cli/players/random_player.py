@@ -14,7 +14,7 @@ class RandomPlayer:
         self.rng = rng or random.Random()
 
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
-        if dict.get(msg, "type") != "act":  # "type" is never made lazily (``Prepared``)
+        if msg.get("type") != "act":
             return None
         return {"type": "move", "id": msg["id"], "index": self.rng.randrange(len(msg["moves"]))}
 

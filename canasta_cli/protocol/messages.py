@@ -29,6 +29,7 @@ from .types import (
     ActMessage,
     ByeMessage,
     ErrorMessage,
+    EventMessage,
     GameEndMessage,
     GameStartMessage,
     HelloMessage,
@@ -58,83 +59,9 @@ def _dumps(obj: Any) -> str:
     return _ENCODER.encode(obj)
 
 
-class Prepared(dict[str, Any]):
-    """An event message whose view is made when first read.
-
-    Events are sent on the hot path, to every seat: an in-process player that ignores events
-    should not pay for each event's view; a bot's pipe needs only the bytes.  Every way of
-    reading the message (``[]``, ``get``, ``in``, iteration, ``==``, JSON encoding) sees all
-    of it."""
-
-    # Slots: one is made per event and seat; no instance dict to fill.
-    __slots__ = ("_lazy", "_wire")
-    _wire: bytes | None
-
-    def __init__(self, fields: dict[str, Any], lazy: dict[str, Callable[[], Any]]) -> None:
-        super().__init__(fields)
-        self._lazy = lazy
-        self._wire = None
-
-    def __missing__(self, key: str) -> Any:
-        make = self._lazy.pop(key, None)
-        if make is None:
-            raise KeyError(key)
-        value = make()
-        dict.__setitem__(self, key, value)
-        return value
-
-    def fill(self) -> Prepared:
-        for key in list(self._lazy):
-            self[key]
-        return self
-
-    @property
-    def wire(self) -> bytes:
-        if self._wire is None:
-            self._wire = (_dumps(dict(self.fill())) + "\n").encode("utf-8")
-        return self._wire
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self._lazy else dict.get(self, key, default)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._lazy or dict.__contains__(self, key)
-
-    def __iter__(self) -> Any:
-        return dict.__iter__(self.fill())
-
-    def __len__(self) -> int:
-        return dict.__len__(self) + len(self._lazy)
-
-    def keys(self) -> Any:
-        return dict.keys(self.fill())
-
-    def values(self) -> Any:
-        return dict.values(self.fill())
-
-    def items(self) -> Any:
-        return dict.items(self.fill())
-
-    def copy(self) -> dict[str, Any]:
-        return dict(self.fill())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Prepared):
-            other.fill()
-        return dict.__eq__(self.fill(), other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return dict.__repr__(self.fill())
-
-
 def encode(msg: dict[str, Any] | ActRequest) -> bytes:
     """A message's line on the wire."""
-    if isinstance(msg, (Prepared, ActRequest)):
+    if isinstance(msg, ActRequest):
         return msg.wire
     return (_dumps(msg) + "\n").encode("utf-8")
 
@@ -178,8 +105,11 @@ def granted(ready: ReadyMessage) -> frozenset[str]:
 
 
 def event_message(game: int, event: Event, seat: int) -> dict[str, Any]:
-    """The event as ``seat`` sees it (the view is made when the message is read or sent)."""
-    return Prepared({"type": "event", "game": game}, {"event": partial(event.view, seat)})
+    """The event as ``seat`` sees it.  Made whole at once: only seats that hear events are
+    sent them, and each of those reads the view or sends its bytes (a lazily made view cost
+    more on both paths)."""
+    msg: EventMessage = {"type": "event", "game": game, "event": event.view(seat)}
+    return _plain(msg)
 
 
 def move_json(move: Move, index: int) -> dict[str, Any]:

@@ -21,6 +21,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ..processes import pid_alive
+
 PREFIX = "canasta-run-"
 _NAME = re.compile(r"canasta-run-(\d{1,10})-[A-Za-z0-9_]+")
 
@@ -28,21 +30,6 @@ _NAME = re.compile(r"canasta-run-(\d{1,10})-[A-Za-z0-9_]+")
 def run_dir(tmp_root: str | os.PathLike[str] | None = None) -> Path:
     """A new owner-only directory for this run's bot homes and logs."""
     return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=tmp_root))
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists (one of another user's counts as alive)."""
-    if pid <= 0:
-        return True  # not a pid a run can have: never a reason to delete
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OverflowError:
-        return False
-    return True
 
 
 def _writable_then_retry(func: Callable[..., object], path: str, exc: BaseException) -> None:
