@@ -400,6 +400,7 @@ def test_bench_levels_and_inference_print_their_figures() -> None:
     assert out.exit_code == 0, out.output
     rows = {line.split()[0]: line.split() for line in out.output.splitlines()[1:4]}
     assert rows["search:deals=3"][6] == "3" and rows["search:deals=3"][7] == "-"
+    assert int(rows["search:deals=3"][8]) > 0 and rows["normal"][8] == "-"  # deals/cpu-s
     assert rows["search:20"][7].startswith(("+", "-")) and rows["normal"][6] == "-"
     assert "load average" in out.output
     bad = runner.invoke(app, ["bench", "levels", "--level", "wizard"])

@@ -2,8 +2,10 @@
 
 Each round runs one fresh process per (preset, revision), alternating A B A B, so that machine
 drift touches both sides alike; the ratio is taken per round and reported as its median and
-spread with the load average.  Each process also hashes every move and score it played, so the
-report says whether both revisions played exactly the same games.
+spread with the load average.  The ratio is of hands per CPU second (the wall clock's is
+printed beside it): on a loaded machine a process's wall time counts its waits for a core.
+Each process also hashes every move and score it played, so the report says whether both
+revisions played exactly the same games.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ hands = int(sys.argv[3])
 played = decisions = game = 0
 rng = random.Random(0)
 log = []  # moves and scores, hashed after the clock stops
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 while played < hands:
     state = new_game(rules, seed=game)
     game += 1
@@ -41,11 +43,11 @@ while played < hands:
         state = apply(state, move)
     played += len(state.results)
     log.append(state.scores)
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 digest = hashlib.sha256()
 for item in log:
     digest.update(repr(item).encode())
-print(json.dumps({"hands": played, "decisions": decisions, "seconds": seconds,
+print(json.dumps({"hands": played, "decisions": decisions, "seconds": seconds, "cpu": cpu,
                   "digest": digest.hexdigest()}))
 '''
 
@@ -62,8 +64,17 @@ class Round:
 
     @property
     def ratio(self) -> float:
-        return (float(self.a["hands"]) / float(self.a["seconds"])) / \
-            (float(self.b["hands"]) / float(self.b["seconds"]))
+        """Of hands per CPU second: on a shared machine a process's wall time counts the
+        time it waited for a core, its CPU time does not."""
+        return _rate(self.a, "cpu") / _rate(self.b, "cpu")
+
+    @property
+    def wall_ratio(self) -> float:
+        return _rate(self.a, "seconds") / _rate(self.b, "seconds")
+
+
+def _rate(run: dict[str, float | str], clock: str) -> float:
+    return float(run["hands"]) / float(run[clock])
 
 
 def export_revision(rev: str, into: Path) -> Path:
@@ -115,9 +126,10 @@ def compare(rev: str, presets: list[str], hands: int, rounds: int,
                 b = _run(other, name, hands)
                 rnd = Round(name, a, b)
                 out.append(rnd)
-                echo(f"round {r + 1} {name:<24} this {float(a['hands']) / float(a['seconds']):8.1f}"
-                     f" hands/s   {rev} {float(b['hands']) / float(b['seconds']):8.1f} hands/s"
-                     f"   ratio {rnd.ratio:5.2f}   load {os.getloadavg()[0]:.2f}"
+                echo(f"round {r + 1} {name:<24} this {_rate(a, 'cpu'):8.1f}"
+                     f" hands/cpu-s   {rev} {_rate(b, 'cpu'):8.1f} hands/cpu-s"
+                     f"   ratio {rnd.ratio:5.2f} (wall {rnd.wall_ratio:5.2f})"
+                     f"   load {os.getloadavg()[0]:.2f}"
                      + ("" if a["digest"] == b["digest"] else "   GAMES DIFFER"))
     return out
 
@@ -127,8 +139,9 @@ def summary(rounds: list[Round], rev: str) -> list[str]:
     for name in dict.fromkeys(r.preset for r in rounds):
         mine = [r for r in rounds if r.preset == name]
         ratios = sorted(r.ratio for r in mine)
+        wall = statistics.median(r.wall_ratio for r in mine)
         same = all(r.a["digest"] == r.b["digest"] for r in mine)
         lines.append(f"{name:<24} ratio this/{rev}: median {statistics.median(ratios):.2f}"
-                     f" (min {ratios[0]:.2f}, max {ratios[-1]:.2f}, {len(ratios)} rounds);"
+                     f" (min {ratios[0]:.2f}, max {ratios[-1]:.2f}, {len(ratios)} rounds; wall {wall:.2f});"
                      f" same games: {'yes' if same else 'NO'}")
     return lines

@@ -19,60 +19,85 @@ from .state import EMPTY_MELDS, GameState, MeldState, Phase
 Weights = Mapping[int, Sequence[Sequence[float]]]  # seat -> kind -> log weight by count held
 
 
+class Known:
+    """What a seat's observation names, read once per decision (the search deals many times
+    from one observation): the card ids of its hand, the melds, the red threes, the pile and
+    the cards known in other hands, and the rest of the pack, unseen, in the pack's order."""
+
+    def __init__(self, obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset) -> None:
+        seat = int(obs["seat"])
+        players = int(obs["players"])
+        # Every card the seat can name, each text given its own copy of the pack (as in a deck
+        # file); what is left of the pack is what it cannot see.
+        groups = [list(obs["hand"]), *[m["cards"] for row in obs["melds"] for m in row],
+                  *obs["red_threes"], list(facts["pile"]),
+                  *[facts["known"][s] if s != seat else [] for s in range(players)]]
+        ids = iter(parse_card_sequence([c for g in groups for c in g], rules.decks))
+        named = [[next(ids) for _ in g] for g in groups]
+        hand, rest_named = named[0], named[1:]
+        melds_rows: list[tuple[MeldState | None, ...]] = []
+        for row in obs["melds"]:
+            slots: list[MeldState | None] = list(EMPTY_MELDS)
+            for m in row:
+                cards = tuple(rest_named.pop(0))
+                rank = parse_kind(m["rank"])
+                owner = rules.seats_of(len(melds_rows))[0]  # a seat of the row's side
+                slots[rank] = MeldState(rank, cards, int(m["wilds"]), owner, 0,
+                                        bool(m.get("concealed")))
+            melds_rows.append(tuple(slots))
+        self.red3: tuple[tuple[int, ...], ...] = tuple(
+            tuple(rest_named.pop(0)) for _ in obs["red_threes"])
+        self.pile: tuple[int, ...] = tuple(rest_named.pop(0))
+        hands = [list(g) for g in rest_named]  # the known cards of every other hand
+        hands[seat] = hand
+        self.hands: list[list[int]] = hands
+        seen = {c for g in named for c in g}
+        self.rest: list[int] = [c for c in full_deck(rules.decks) if c not in seen]
+        self.melds: tuple[tuple[MeldState | None, ...], ...] = tuple(melds_rows)
+        self.seat = seat
+        self.players = players
+        self.need: list[int] = [int(obs["hand_counts"][s]) - len(hands[s]) if s != seat else 0
+                                for s in range(players)]
+
+
 def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
-                rng: random.Random, weights: Weights | None = None) -> GameState:
+                rng: random.Random, weights: Weights | None = None,
+                known: Known | None = None) -> GameState:
     """A full game state consistent with what the seat knows; the cards it cannot see dealt at
     random among the other hands (after their known cards) and the stock: uniformly, or with
     ``weights`` from the probability proportional to the product over seats and kinds of
-    exp(weights[seat][kind][count of that kind in the seat's hand])."""
-    seat = int(obs["seat"])
-    players = int(obs["players"])
-    # Every card the seat can name, each text given its own copy of the pack (as in a deck
-    # file); what is left of the pack is what it cannot see.
-    groups = [list(obs["hand"]), *[m["cards"] for row in obs["melds"] for m in row],
-              *obs["red_threes"], list(facts["pile"]),
-              *[facts["known"][s] if s != seat else [] for s in range(players)]]
-    ids = iter(parse_card_sequence([c for g in groups for c in g], rules.decks))
-    named = [[next(ids) for _ in g] for g in groups]
-    hand, rest_named = named[0], named[1:]
-    melds_rows: list[tuple[MeldState | None, ...]] = []
-    for row in obs["melds"]:
-        slots: list[MeldState | None] = list(EMPTY_MELDS)
-        for m in row:
-            cards = tuple(rest_named.pop(0))
-            rank = parse_kind(m["rank"])
-            owner = rules.seats_of(len(melds_rows))[0]  # a seat of the row's side
-            slots[rank] = MeldState(rank, cards, int(m["wilds"]), owner, 0,
-                                    bool(m.get("concealed")))
-        melds_rows.append(tuple(slots))
-    red3 = tuple(tuple(rest_named.pop(0)) for _ in obs["red_threes"])
-    pile = tuple(rest_named.pop(0))
-    hands = [list(g) for g in rest_named]  # the known cards of every other hand
-    hands[seat] = hand
-    seen = {c for g in named for c in g}
-    rest = [c for c in full_deck(rules.decks) if c not in seen]
-    rng.shuffle(rest)
-    known = [len(h) for h in hands]
+    exp(weights[seat][kind][count of that kind in the seat's hand]).  ``known`` is
+    ``Known(obs, facts, rules)``, given by a caller that deals many times from one
+    observation (it is then read once)."""
+    if known is None:
+        known = Known(obs, facts, rules)
+    seat = known.seat
+    players = known.players
+    hands = [list(h) for h in known.hands]
+    rest = list(known.rest)
+    _shuffle(rest, rng)
+    known_n = [len(h) for h in hands]
+    need = known.need
     for s in range(players):
         if s != seat:
-            need = int(obs["hand_counts"][s]) - len(hands[s])
-            hands[s] += rest[:need]
-            rest = rest[need:]
+            n = need[s]
+            hands[s] += rest[:n]
+            rest = rest[n:]
     if weights:
-        _reweigh(hands, known, rest, seat, weights, rng)
+        _reweigh(hands, known_n, rest, seat, weights, rng)
     stock = tuple(rest[:int(obs["stock_size"])])
     turn = obs["turn"]
     team = tuple(obs.get("meld_side", [rules.side_of(s) for s in range(players)]))
     turn_seat = int(obs["turn_seat"])
     phase = Phase(obs["phase"])
-    melds = tuple(melds_rows)
+    melds = known.melds
     seat_melded = tuple(bool(obs["side_melded"][rules.side_of(s)]) for s in range(players))
     took_pile = bool(turn["took_pile"])
     return GameState(
         rules, rng.randrange(2**31), hand_no=int(obs["hand_no"]), first_hand=int(obs["hand_no"]),
         dealer=int(obs["dealer"]), phase=phase, actor=int(obs["to_act"]), turn_seat=turn_seat,
-        hands=tuple(tuple(sorted(h)) for h in hands), stock=stock, pile=pile,
-        pile_frozen=bool(obs["pile_frozen"]), melds=melds, red3=red3,
+        hands=tuple(tuple(sorted(h)) for h in hands), stock=stock, pile=known.pile,
+        pile_frozen=bool(obs["pile_frozen"]), melds=melds, red3=known.red3,
         scores=tuple(int(x) for x in obs["scores"]), turn_no=0, hand_turns=1,
         # Open at the start of the turn: the row holds melds, none of them made this turn.
         side_open_at_start=any(m is not None for m in melds[team[turn_seat]])
@@ -82,6 +107,23 @@ def determinize(obs: dict[str, Any], facts: dict[str, Any], rules: Ruleset,
         pile_pending=phase is Phase.PILE_OPENING,
         acted=bool(turn["opening_total"]) or took_pile, asked=bool(turn["asked"]),
         permission=turn["permission"], team=team, lone=obs.get("lone_hand"))
+
+
+def _shuffle(items: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(items)``, written out for ``random.Random`` itself (the same calls to
+    ``getrandbits``, so the same order; compiled, it runs as C, not as the interpreted
+    library code)."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 def _reweigh(hands: list[list[int]], known: list[int], rest: list[int], seat: int,

@@ -26,7 +26,7 @@ from ..core.cards import (
     KIND_OF,
     KIND_VALUE,
 )
-from ..core.determinize import determinize
+from ..core.determinize import Known, determinize
 from ..core.facts import public_facts
 from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
@@ -83,9 +83,14 @@ def _discard_cost(st: GameState, kind: int, seat: int,
         return cost + 40 + stake
     if pile is None:
         pile = kind_counts(st.pile)
-    seen = hc[kind] + pile[kind] + sum(info.nat[kind] for info in st.minfo)
+    seen = hc[kind] + pile[kind]
+    for info in st.minfo:  # plain loops: C loops compiled, no generator objects
+        seen += info.nat[kind]
     unseen = 4 * rules.decks - seen
-    others = sum(len(h) for s, h in enumerate(st.hands) if s != seat) + len(st.stock)
+    others = len(st.stock)
+    for s, h in enumerate(st.hands):
+        if s != seat:
+            others += len(h)
     odds = _pair_odds(unseen, len(st.hands[nxt]), others)
     return cost + odds * stake
 
@@ -101,8 +106,14 @@ def fast_policy(st: GameState, rng: random.Random) -> Move:
         return moves[0]  # yes
     if st.phase is Phase.DRAW:
         takes = [m for m in moves if isinstance(m, TakePile)]
-        if takes and (len(st.pile) >= 3 or Draw() not in moves):
-            return max(takes, key=lambda m: m.naturals - 3 * (m.deuces + m.jokers))
+        if takes and (len(st.pile) >= 3 or not any(isinstance(m, Draw) for m in moves)):
+            best_take = takes[0]  # the first of the best, as max() picks
+            top = best_take.naturals - 3 * (best_take.deuces + best_take.jokers)
+            for t in takes:
+                v = t.naturals - 3 * (t.deuces + t.jokers)
+                if v > top:
+                    best_take, top = t, v
+            return best_take
         return moves[0]
     hand_n = len(st.hands[seat])
     best: Move | None = None
@@ -133,7 +144,13 @@ def fast_policy(st: GameState, rng: random.Random) -> Move:
     discards = [m for m in moves if isinstance(m, Discard)]
     if discards:
         pile = kind_counts(st.pile)
-        return min(discards, key=lambda m: _discard_cost(st, m.kind, seat, pile))
+        cheapest = discards[0]  # the first of the cheapest, as min() picks
+        low = _discard_cost(st, cheapest.kind, seat, pile)
+        for d in discards[1:]:
+            cost = _discard_cost(st, d.kind, seat, pile)
+            if cost < low:
+                cheapest, low = d, cost
+        return cheapest
     others = [m for m in moves if not isinstance(m, Answer)]
     return (others or moves)[0]
 
@@ -317,6 +334,7 @@ class SearchPlayer:
         digest = hashlib.sha256(json.dumps([self.seed, obs], sort_keys=True).encode()).digest()
         rng = random.Random(int.from_bytes(digest[:8], "big"))
         model = infer_factors(history, obs, rules) if self.infer else None
+        known = Known(obs, facts, rules)
         texts = [m["text"] for m in moves]
         values: list[list[float]] = [[] for _ in moves]  # per complete deal, paired
         outcomes: list[list[Outcome]] = [[] for _ in moves]
@@ -343,7 +361,7 @@ class SearchPlayer:
                     keep.append(default)
                 active = sorted(keep)
                 cut *= 2
-            det = determinize(obs, facts, rules, rng, model)
+            det = determinize(obs, facts, rules, rng, model, known)
             listed = {format_move(m): m for m in legal_moves(det)}
             if default is None:
                 choice = format_move(fast_policy(det, rng))
