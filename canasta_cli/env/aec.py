@@ -84,8 +84,6 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         self._no_mask = np.zeros(self.table.size, np.int8)
         self._size = self.table.size
         self._moves = self.table.moves
-        self._by_id = self.table._by_id
-        self._frombuffer = np.frombuffer
         self._from_state = self.encoder.from_state
         self.state_: GameState | None = None
 
@@ -132,16 +130,7 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         if state.actor == seat:
             cached = state._legal  # legal_moves' cache, filled by its first call
             legal: Sequence[Move] = cached if cached is not None else legal_moves(state)
-            # The mask, as ActionTable.mask makes it (inlined: this runs at every step).
-            out = bytearray(self._size)
-            by_id = self._by_id
-            try:
-                for m in legal:
-                    out[by_id[id(m)]] = 1
-            except KeyError:
-                for i in self.table.indices(legal):
-                    out[i] = 1
-            mask = self._frombuffer(out, np.int8)
+            mask = self.table.mask(legal)
         else:
             mask = self._no_mask.copy()
         return {"observation": self._from_state(state, seat, self.tracker),

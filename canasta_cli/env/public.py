@@ -276,21 +276,7 @@ def _pack(decks: int) -> bytes:
 # Engine events carry card ids of every deck: the tracker reads kinds and faces of those
 # (``KIND_OF`` covers every id; a known card is matched by face).
 def _discarded(t: PublicTracker, e: ev.Discarded) -> None:
-    """``PublicTracker.discard`` for an engine event, spelt out: the commonest event."""
-    if t._pending is not None:
-        t._flush()
-    seat = e.seat
-    face = e.card
-    if t.known_faces[seat]:
-        t._forget(seat, face)
-    kind = KIND_OF[face]
-    t.pile.append(kind)
-    t.pile_counts[kind] += 1
-    t.hidden[kind] -= 1
-    t.discards[seat * N_KINDS + kind] += 1
-    for buf, at in t._discard_at[seat]:
-        buf[at + kind] += 1
-    t.gen += 1
+    t.discard(e.seat, e.card)
 
 
 _HANDLERS: dict[type, Callable[[PublicTracker, Any], None]] = {
