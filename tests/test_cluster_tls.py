@@ -19,14 +19,17 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 REASON = "needs the cluster extra: pip install 'canasta[cluster]'"
-distributed = pytest.importorskip("distributed", reason=REASON)
-pytest.importorskip("cryptography", reason=REASON)
+# Found, not imported: importing distributed costs every test process a second to collect,
+# and only the one that runs these tests needs it.
+if find_spec("distributed") is None or find_spec("cryptography") is None:
+    pytest.skip(REASON, allow_module_level=True)
 
 from test_signals import sigint_as_at_a_terminal  # noqa: E402
 
