@@ -75,9 +75,10 @@ class EnvRandom:
                 env.reset(seed=self.seed + self.game)
                 continue
             # The mask's ones, read as booleans (numpy's fast path; the same indices as
-            # ``nonzero`` on the int8 array), as an agent that samples legal moves would.
-            legal = obs["action_mask"].view(boolean).nonzero()[0]
-            env.step(int(legal[rng.randrange(len(legal))]))
+            # ``nonzero`` on the int8 array), as an agent that samples legal moves would,
+            # taken as Python ints (one ``tolist`` rather than a numpy scalar and an int()).
+            legal = obs["action_mask"].view(boolean).nonzero()[0].tolist()
+            env.step(legal[rng.randrange(len(legal))])
             made += 1
         return time.process_time() - start
 
