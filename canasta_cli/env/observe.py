@@ -262,40 +262,62 @@ _Block = tuple[RowInfo, tuple[MeldState | None, ...], bytes]
 _Points = tuple[tuple[int, ...], bytes, tuple[tuple[int, float], ...]]
 
 
+class _Tables:
+    """What an encoder reads and never changes, made once per ruleset (``_TABLES``): six
+    players' tables take over a millisecond to build, and environments, players and tests
+    make encoders often."""
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.layout = Layout(rules)
+        p, s = rules.players, rules.sides
+        self.rel_seats = tuple(tuple((seat + i) % p for i in range(p)) for seat in range(p))
+        self.rel_sides = tuple(tuple((side + i) % s for i in range(s)) for side in range(s))
+        self.seat_vec = tuple(_onehot(p, i) for i in range(p))
+        self.side_vec = tuple(_onehot(s, i) for i in range(s))
+        self.table_keys = tuple(seat if rules.cutthroat else rules.side_of(seat)
+                                for seat in range(p))
+        # Per seat: its side, the phase and turn-seat bytes (by the phase's id, then the
+        # turn seat), the hand sizes in relative order, and getters rotating per-seat and
+        # per-side tuples into relative order.
+        self.seat_info = tuple(
+            (rules.side_of(seat),
+             {id(Phase(ph)): tuple(bytes(_PHASE_VEC[Phase(ph)] + self.seat_vec[(t - seat) % p])
+                                   for t in range(p))
+              for ph in (*PHASES, "game_over")},
+             _sizes_getter(self.rel_seats[seat]),
+             _getter(self.rel_sides[rules.side_of(seat)]),
+             rules.cutthroat)
+            for seat in range(p))
+
+
+_TABLES: dict[Ruleset, _Tables] = {}
+
+
 class Encoder:
     """Both encoders for one ruleset."""
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
-        self.layout = Layout(rules)
+        tables = _TABLES.get(rules)
+        if tables is None:
+            if len(_TABLES) >= 64:  # a bound for a process that tries many rulesets
+                _TABLES.clear()
+            tables = _TABLES[rules] = _Tables(rules)
+        self.layout = tables.layout
         self.size = self.layout.size
         p, s = rules.players, rules.sides
-        self._rel_seats = tuple(tuple((seat + i) % p for i in range(p)) for seat in range(p))
-        self._rel_sides = tuple(tuple((side + i) % s for i in range(s)) for side in range(s))
-        self._seat_vec = tuple(_onehot(p, i) for i in range(p))
-        self._side_vec = tuple(_onehot(s, i) for i in range(s))
-        # Caches of from_state: per seat its staging buffer; per table key (the side, or
-        # the seat in cut-throat) the table's parts; per row of melds its block.
+        self._rel_seats, self._rel_sides = tables.rel_seats, tables.rel_sides
+        self._seat_vec, self._side_vec = tables.seat_vec, tables.side_vec
+        self._table_keys, self._seat_info = tables.table_keys, tables.seat_info
+        # Caches of from_state (each encoder's own): per seat its staging buffer; per table
+        # key (the side, or the seat in cut-throat) the table's parts; per row of melds its
+        # block.
         self._stages: list[_Stage | None] = [None] * p
-        self._table_keys = tuple(seat if rules.cutthroat else rules.side_of(seat)
-                                 for seat in range(p))
         self._red3: list[tuple[tuple[tuple[int, ...], ...], bytes] | None] = [None] * p
         self._points: list[_Points | None] = [None] * p
         self._piles: tuple[Any, ...] | None = None
         self._pile_parts: dict[tuple[int | None, int, bool], tuple[bytes, bytes]] = {}
         self._blocks: list[_Block | None] = [None] * s
-        # Per seat: its side, the phase and turn-seat bytes (by the phase's id, then the
-        # turn seat), the hand sizes in relative order, and getters rotating per-seat and
-        # per-side tuples into relative order.
-        self._seat_info = tuple(
-            (rules.side_of(seat),
-             {id(Phase(ph)): tuple(bytes(_PHASE_VEC[Phase(ph)] + self._seat_vec[(t - seat) % p])
-                                   for t in range(p))
-              for ph in (*PHASES, "game_over")},
-             _sizes_getter(self._rel_seats[seat]),
-             _getter(self._rel_sides[rules.side_of(seat)]),
-             rules.cutthroat)
-            for seat in range(p))
         at = self.layout.offsets
         self._opening_at = at["turn"] + 4
         self._table_at = at["red_threes"]

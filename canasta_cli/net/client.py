@@ -331,7 +331,7 @@ class Alarm:
 
     def __init__(self, link: Link, terminal: Terminal) -> None:
         self.link = link
-        self.session = terminal.session
+        self.session, self.terminal = terminal.session, terminal
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -348,7 +348,7 @@ class Alarm:
 
     def _watch(self) -> None:
         assert self.session is not None
-        link, app = self.link, self.session.app
+        link, app, terminal = self.link, self.session.app, self.terminal
         while not self._stop.is_set():
             if link.busy:
                 self._stop.wait(0.05)
@@ -360,14 +360,16 @@ class Alarm:
             loop = app.loop
             if ready and not link.busy and loop is not None and app.is_running:
                 with contextlib.suppress(RuntimeError):
-                    loop.call_soon_threadsafe(_wake, app)
+                    loop.call_soon_threadsafe(_wake, app, terminal)
                 return
             if ready:
                 self._stop.wait(0.05)
 
 
-def _wake(app: Any) -> None:
+def _wake(app: Any, terminal: Terminal) -> None:
+    """Make the prompt exit so that the news is shown, keeping what was typed."""
     if app.is_running and not app.is_done:
+        terminal.keep_draft()
         app.exit(exception=Wake())
 
 

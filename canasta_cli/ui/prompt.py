@@ -114,6 +114,9 @@ class Terminal:
         self.interactive = interactive
         self.out = out or sys.stdout
         self.session: PromptSession[str] | None = None
+        # What was typed when the prompt was last woken (``keep_draft``): the next prompt
+        # starts with it, so news from the table never costs the person a half-typed line.
+        self.draft: Document | None = None
         if interactive:
             # reserve_space_for_menu=0: no blank rows pushing the table off a small screen
             self.session = PromptSession(history=InMemoryHistory(), input=pt_input,
@@ -165,6 +168,12 @@ class Terminal:
             self.out.write("\x1b[H\x1b[2J\x1b[3J")
             self.out.flush()
 
+    def keep_draft(self) -> None:
+        """Keep the running prompt's line (text and cursor) for the next prompt; called in
+        the prompt's event loop just before it is made to exit."""
+        if self.session is not None:
+            self.draft = self.session.app.current_buffer.document
+
     def pause(self, text: str) -> None:
         """Wait for Enter on a terminal (hot-seat hand-over, end of hand); nothing on pipes."""
         if self.interactive:  # wrapped between words: the terminal would cut a word
@@ -177,8 +186,10 @@ class Terminal:
         while True:
             try:
                 if self.session is not None:
+                    draft, self.draft = self.draft, None
                     text = self.session.prompt(prompt, completer=MoveCompleter(options),
-                                               complete_while_typing=True)
+                                               complete_while_typing=True,
+                                               default=draft if draft is not None else "")
                 else:
                     self.out.write(prompt)
                     self.out.flush()
