@@ -65,7 +65,7 @@ class EnvRandom:
 
     def run(self, decisions: int) -> float:
         import numpy as np
-        rng, env, boolean = self.rng, self.env, np.bool_
+        rng, env, boolean = self.rng, self.env, np.dtype(np.bool_)
         made = 0
         start = time.process_time()
         while made < decisions:

@@ -170,7 +170,7 @@ _FLOAT32: Any = None
 def _load_numpy() -> None:
     global _frombuffer, _UINT8, _FLOAT32
     import numpy as np
-    _frombuffer, _UINT8, _FLOAT32 = np.frombuffer, np.uint8, np.float32
+    _frombuffer, _UINT8, _FLOAT32 = np.frombuffer, np.dtype(np.uint8), np.dtype(np.float32)
 
 
 def _view_block(row: list[dict[str, Any]]) -> list[int]:
