@@ -23,6 +23,7 @@ canasta/1 nothing changes but the missing ``facts``.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -53,7 +54,7 @@ class Table:
         self.reset_hand()
 
     def reset_hand(self) -> None:
-        self._unread: list[dict[str, Any]] = []
+        self._unread: list[dict[str, Any] | str] = []  # events, or their lines
         self.pile: list[str] = []
         self.discards: list[list[str]] = [[] for _ in range(self.players)]
         self.known: list[Counter[str]] = [Counter() for _ in range(self.players)]
@@ -73,10 +74,21 @@ class Table:
             self._unread.clear()
         self._unread.append(e)
 
+    def note_line(self, line: str) -> None:
+        """An event message's line, kept unparsed: parsing is most of a kit's work on a
+        decision, and a bot that never reads the table needs none of it."""
+        if '"hand_started"' in line:
+            e = _event_of(line)
+            if e is not None and e.get("type") == "hand_started":
+                self._unread.clear()
+        self._unread.append(line)
+
     def _catch_up(self) -> None:
         unread, self._unread = self._unread, []
-        for e in unread:
-            self.update(e)
+        for kept in unread:
+            e = _event_of(kept) if isinstance(kept, str) else kept
+            if e is not None:
+                self.update(e)
 
     def update(self, e: dict[str, Any]) -> None:
         """One event, as the referee sent it.  A meld by the pile's taker is told before the
@@ -133,15 +145,59 @@ class Table:
                 "unseen": dict(sorted(unseen.items()))}
 
 
-class Observation(dict[str, Any]):
-    """The observation, where ``["public"]`` (when the referee did not send it) is made from
-    the kit's table the first time it is read: a bot that never looks pays nothing."""
+def _event_of(line: str) -> dict[str, Any] | None:
+    """The event of an event message's line (None if the line is not one)."""
+    try:
+        msg = _decode(line)
+    except ValueError:
+        return None
+    e = msg.get("event") if isinstance(msg, dict) else None
+    return e if isinstance(e, dict) else None
 
-    def __init__(self, fields: dict[str, Any], table: Table) -> None:
-        super().__init__(fields)
+
+_SEAT_FIRST = re.compile(r'\{"seat":(\d{1,3}),')
+_decode = json.JSONDecoder().decode  # json.loads, without its checks on every line
+_raw_decode = json.JSONDecoder().raw_decode
+
+
+class Observation(dict[str, Any]):
+    """The observation, parsed from its text the first time the bot reads it (a bot that
+    chooses from the moves alone never pays for it), where ``["public"]`` (when the referee
+    did not send it) is made from the kit's table the first time it is read.  A plain dict
+    for everything else: each way of reading it parses it first."""
+
+    _text: str | None = None
+
+    def __init__(self, fields: dict[str, Any] | str, table: Table) -> None:
+        seat = _SEAT_FIRST.match(fields) if isinstance(fields, str) else None
+        if isinstance(fields, dict):
+            super().__init__(fields)
+        elif seat is None:
+            super().__init__()
+            self._text = fields
+            self._parse()
+        else:
+            # Never empty, so that code reading the dict's storage directly (json.dumps
+            # does) asks ``items()`` and finds the rest parsed.
+            super().__init__(seat=int(seat.group(1)))
+            self._text = seat.string
         self._table = table
 
+    def _parse(self) -> None:
+        text, self._text = self._text, None
+        if text is not None:
+            try:
+                value = _decode(text)
+            except ValueError:
+                value = None
+            if isinstance(value, dict):
+                dict.update(self, value)
+
     def __missing__(self, key: str) -> Any:
+        if self._text is not None:
+            self._parse()
+            if dict.__contains__(self, key):
+                return dict.__getitem__(self, key)
         if key != "public":
             raise KeyError(key)
         value = self._table.facts(self)
@@ -149,10 +205,63 @@ class Observation(dict[str, Any]):
         return value
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key == "public" else super().get(key, default)
+        if key == "public":
+            return self[key]
+        self._parse()
+        return super().get(key, default)
 
     def __contains__(self, key: object) -> bool:
+        self._parse()
         return key == "public" or super().__contains__(key)
+
+
+def _parsed_first(name: str) -> Any:
+    method = getattr(dict, name)
+
+    def parsed(self: Observation, *args: Any, **kwargs: Any) -> Any:
+        self._parse()
+        return method(self, *args, **kwargs)
+    parsed.__name__ = name
+    return parsed
+
+
+for _name in ("__iter__", "__len__", "__repr__", "__eq__", "__ne__", "__or__", "__ror__",
+              "__ior__", "__reversed__", "__setitem__", "__delitem__", "keys", "values",
+              "items", "copy", "pop", "popitem", "setdefault", "update", "clear"):
+    setattr(Observation, _name, _parsed_first(_name))
+Observation.__hash__ = None
+
+
+_ACT_HEAD = '{"type":"act",'
+_OBSERVATION_KEY = '"observation":'
+_MOVES_KEY = ',"moves":'
+
+
+def _act_of(line: str) -> dict[str, Any] | None:
+    """A request to act as the referee writes it, its observation left as text; None for any
+    other line (then parsed whole).  The observation key is the first at the object's top
+    level (what comes before it parses as an object) and the moves key the last (what comes
+    after the moves closes the object), so the text between is the observation's."""
+    if not line.startswith(_ACT_HEAD):
+        return None
+    start = line.find(_OBSERVATION_KEY)
+    moves_at = line.rfind(_MOVES_KEY)
+    if start < 0 or moves_at < start:
+        return None
+    try:
+        head = _decode(line[:start].rstrip().rstrip(",") + "}")
+        moves, end = _raw_decode(line, moves_at + len(_MOVES_KEY))
+        tail = line[end:].strip()
+        rest = _decode("{" + tail[1:]) if tail.startswith(",") else _decode("{" + tail)
+    except ValueError:
+        return None
+    if not (isinstance(head, dict) and isinstance(rest, dict) and isinstance(moves, list)) \
+            or "moves" in head or "observation" in rest or "moves" in rest:
+        return None
+    head["observation"] = line[start + len(_OBSERVATION_KEY):moves_at]
+    head["moves"] = moves
+    head.update(rest)
+    return head
 
 
 # Strategy helpers: what an author would otherwise write first. ----------------------------
@@ -259,7 +368,8 @@ def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple[str, 
         stdout.flush()
 
     def act(req: dict[str, Any]) -> None:
-        obs = Observation(req.get("observation") or {}, table)
+        fields = req.get("observation")
+        obs = Observation(fields if isinstance(fields, (str, dict)) else {}, table)
         moves = list(req.get("moves") or [])
         answer, rid = _answer(choose(obs, moves), moves), req.get("id")
         if "index" in answer and type(rid) is int:
@@ -270,12 +380,16 @@ def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple[str, 
         else:
             send({"type": "move", "id": rid, **answer})
 
-    decode = json.JSONDecoder().decode  # json.loads, without its checks on every line
     for line in stdin:
-        try:
-            msg = decode(line)
-        except ValueError:
+        if line.startswith('{"type":"event",'):  # most of what a bot reads: kept as text
+            table.note_line(line)
             continue
+        msg = _act_of(line)
+        if msg is None:
+            try:
+                msg = _decode(line)
+            except ValueError:
+                continue
         if not isinstance(msg, dict):
             continue
         kind = msg.get("type")

@@ -170,6 +170,9 @@ def serve(*args: str) -> tuple[subprocess.Popen[str], dict[str, str], str]:
 def person(address: str, token: str, *args: str, log: Any = None) -> pexpect.spawn:
     child = pexpect.spawn(CANASTA, ["join", address, "--token", token, *args], cwd=ROOT,
                           env=env(), encoding="utf-8", timeout=WAIT, dimensions=(60, 140))
+    # No pause before each line sent: a line typed ahead waits in the terminal for the prompt
+    # (nothing flushes it), and one typed as the prompt is woken is kept (test_prompt_draft).
+    child.delaybeforesend = None
     child.logfile_read = log
     return child
 

@@ -85,7 +85,7 @@ def test_two_people_a_remote_bot_and_a_builtin_play_a_hand(tmp_path: Path) -> No
         for seat, child in people.items():
             if seat in over:
                 continue
-            i = child.expect([TABLE, "Game over", pexpect.EOF, pexpect.TIMEOUT], timeout=0.1)
+            i = child.expect([TABLE, "Game over", pexpect.EOF, pexpect.TIMEOUT], timeout=0.02)
             if i == 0:
                 child.expect(r"(your move|Answer yes or no)>")
                 child.sendline(choose(child))

@@ -5,11 +5,12 @@ seat may see."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 import pexpect
-from net_helpers import FULL_PROMPT, TABLE, Raw, Served, person
+from net_helpers import FULL_PROMPT, TABLE, WAIT, Raw, Served, person
 
 from canasta_cli.core import CLASSIC
 from canasta_cli.core.deckfile import parse_deck_text
@@ -108,6 +109,8 @@ def test_undo_is_refused_clearly_where_the_host_did_not_allow_it(tmp_path: Path)
     specs = ["remote:ana", "builtin:normal", "remote:bo", "builtin:normal"]
     served = _served(tmp_path, specs)
     bot = Raw(served.port, served.token(2), "bot")
+    plays = threading.Thread(target=bot.play, daemon=True)  # the other remote seat, as it comes
+    plays.start()
     child = person(f"127.0.0.1:{served.port}", served.token(0))
     _at_prompt(child)
     child.sendline("draw")
@@ -120,7 +123,8 @@ def test_undo_is_refused_clearly_where_the_host_did_not_allow_it(tmp_path: Path)
                  r"\s+serve\s+--undo")  # (wrapped to the terminal's width)
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    bot.play()
+    plays.join(timeout=WAIT)
+    assert not plays.is_alive()
     served.finish()
     mine = [ln["move"] for ln in served.lines() if ln["type"] == "move" and ln["seat"] == 0]
     assert mine[:2] == ["draw", "meld K K K"]

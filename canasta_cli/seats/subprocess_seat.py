@@ -36,6 +36,7 @@ from .sorting import STDOUT_HINT, ReplySorter
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
 READ_CHUNKS = 32  # of 64 KiB: at most 2 MiB read from a bot in one go
+SPIN_FLOOR = 100e-6  # s: the shortest spin, however quick the bot usually is
 QUICK_ANSWER = 0.002  # s: a bot slower than this is thinking; the others may then read news
 STDERR_TAIL = 64 << 10  # bytes of a bot's latest stderr kept in memory
 THAW_BACKLOG = 256 << 10  # a frozen bot with this much news waiting runs, to read it
@@ -267,10 +268,11 @@ class SubprocessSeat(Seat):
         hold_idle_bots(keep=self)  # the bot that answered last: frozen while this one reads
         self._sorter.note_asked(rid)
         sent = time.monotonic()
-        if self.spin and self.typical < self.spin and not self._out and self.alive:
+        spin = self.spin_for()
+        if spin and not self._out and self.alive:
             assert self.proc is not None and self.proc.stdout is not None
             assert self._poll is not None
-            until = min(deadline, sent + self.spin)
+            until = min(deadline, sent + spin)
             while not self._lines and not self._eof and self._dead is None \
                     and time.monotonic() < until:
                 events = self._poll.poll(0)
@@ -292,9 +294,8 @@ class SubprocessSeat(Seat):
                 except ProtocolError as exc:
                     raise SeatFailure("PROTOCOL_ERROR", f"{exc}{STDOUT_HINT}") from None
                 if self._sorter.is_answer(reply, rid, answer):
-                    if answer == "move":  # one slow answer moves it by at most 1.25 ms
-                        took = min(time.monotonic() - sent, 0.01)
-                        self.typical += (took - self.typical) / 8
+                    if answer == "move":
+                        self.answered_in(time.monotonic() - sent)
                     return reply
                 if time.monotonic() > deadline:
                     break
@@ -308,6 +309,20 @@ class SubprocessSeat(Seat):
                 raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms"
                                   f"{_silent_hint(len(self._in))}")
             self._pump(left)
+
+    def spin_for(self) -> float:
+        """How long to poll for the answer before sleeping: a few of the bot's usual answers
+        at most, since an answer that late is not coming at once (the bot was preempted, or
+        thinks) and the core is better given up; 0 for a bot that usually takes longer."""
+        if not self.spin or self.typical >= self.spin:
+            return 0.0
+        return min(self.spin, max(SPIN_FLOOR, 4 * self.typical))
+
+    def answered_in(self, took: float) -> None:
+        """One more answer time in the moving average: one slow answer (a bot preempted on a
+        busy machine) moves it by a quarter of the spin at most, so a quick bot stays spun
+        for, while a bot that keeps taking twice the spin soon is not."""
+        self.typical += (min(took, 2 * self.spin) - self.typical) / 8
 
     def _sort_waiting(self) -> None:
         """Lines that came in while nothing was asked."""

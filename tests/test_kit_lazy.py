@@ -1,0 +1,156 @@
+"""The Python kit parses what the referee sends only when the bot reads it (events when the
+table is read, the observation when the bot looks at it): on the lines of real games it must
+hand the bot exactly what parsing every line whole does."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from canasta_cli.core import PRESETS
+from canasta_cli.protocol.messages import ActRequest, encode
+from canasta_cli.referee import Referee
+from canasta_cli.seats.base import Message, Seat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
+import canasta_kit  # noqa: E402
+
+
+class Wire(Seat):
+    """Keeps every line the referee would write to a bot's pipe; plays the last listed move."""
+
+    def __init__(self, caps: frozenset[str]) -> None:
+        self.name = "wire"
+        self.lines: list[str] = []
+        self.granted = caps
+
+    def start(self, hello: Message, timeout: float) -> Message:
+        self.lines.append(encode(hello).decode())
+        return {"type": "ready", "protocol": "canasta/1.1", "capabilities": sorted(self.granted)}
+
+    def send(self, msg: Message) -> None:
+        self.lines.append(encode(msg).decode())
+
+    def request(self, msg: Message, timeout: float) -> Message:
+        raise AssertionError("only acts are asked")
+
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        self.lines.append(request.wire.decode())
+        return {"type": "move", "id": request.id, "index": len(request.legal) - 1}
+
+
+def game_lines(preset: str, caps: frozenset[str], games: int = 2) -> list[str]:
+    rules = PRESETS[preset].with_options(max_hands=2)
+    wires = [Wire(caps) for _ in range(rules.players)]
+    seats: list[Seat] = list(wires)
+    ref = Referee(seats, rules)
+    ref.start()
+    for g in range(games):
+        ref.play(g + 1, seed=g)
+    return wires[0].lines + ['{"type":"bye"}\n']
+
+
+def respaced(line: str) -> str:
+    """The same message written another way: the kit's fast paths do not apply to it."""
+    return json.dumps(json.loads(line)) + "\n"
+
+
+def play(lines: list[str], read: str) -> tuple[list[Any], str]:
+    """What a kit bot saw at each decision, and what it answered."""
+    seen: list[Any] = []
+
+    def choose(observation: dict[str, Any], moves: list[dict[str, Any]]) -> int:
+        if read == "all":
+            seen.append((json.dumps(observation, sort_keys=True), observation["public"],
+                         moves))
+        elif read == "moves":
+            seen.append(moves)
+        else:
+            seen.append((observation.get("hand"), observation["public"]["unseen"]))
+        return (len(moves) * 7 + len(seen)) % len(moves)
+
+    out = io.StringIO()
+    canasta_kit.run(choose, stdin=io.StringIO("".join(lines)), stdout=out)
+    return seen, out.getvalue()
+
+
+@pytest.mark.parametrize(("preset", "caps"), [("classic", frozenset()),
+                                              ("classic", frozenset({"annotations"})),
+                                              ("three-player-cutthroat", frozenset()),
+                                              ("six-player-pairs", frozenset({"public"}))])
+def test_lazy_parsing_hands_the_bot_what_parsing_everything_does(preset: str,
+                                                                 caps: frozenset[str]) -> None:
+    lines = game_lines(preset, caps)
+    acts = [line for line in lines if line.startswith('{"type":"act",')]
+    assert len(acts) > 20 and all(canasta_kit._act_of(line) is not None for line in acts)
+    assert not any(canasta_kit._act_of(respaced(line)) for line in acts)
+    for read in ("all", "moves", "some"):
+        lazy, answers = play(lines, read)
+        eager, eager_answers = play([respaced(line) for line in lines], read)
+        assert lazy == eager and answers == eager_answers, read
+        assert len(lazy) == sum('"type":"act"' in line for line in lines)
+
+
+def test_an_act_line_is_split_only_where_its_top_level_keys_are() -> None:
+    line = ('{"type":"act","game":1,"id":4,"seat":1,"observation":{"seat":1,"x":{"moves":[9],'
+            '"y":",\\"moves\\":[8]"}},"moves":[{"index":0,"text":"draw"}],"deadline_ms":900,'
+            '"bank_ms":0}\n')
+    msg = canasta_kit._act_of(line)
+    assert msg is not None and msg["moves"] == [{"index": 0, "text": "draw"}]
+    assert json.loads(msg["observation"]) == json.loads(line)["observation"]
+    assert {k: v for k, v in msg.items() if k != "observation"} == \
+        {k: v for k, v in json.loads(line).items() if k != "observation"}
+    nested = canasta_kit._act_of('{"type":"act","observation":{},"moves":[1],"z":{"moves":[]}}')
+    assert nested is not None and nested["moves"] == [1] and nested["z"] == {"moves": []}
+    # Moves before the observation, a nested moves key after the moves, or broken JSON:
+    # parsed whole.
+    assert canasta_kit._act_of('{"type":"act","moves":[1],"observation":{"moves":[2]}}\n') is None
+    assert canasta_kit._act_of('{"type":"act","observation":{},"moves":[1],"z":{"a":1,'
+                               '"moves":[]},"w":2}') is None
+    assert canasta_kit._act_of('{"type":"act","observation":{},"moves":[1,}') is None
+    assert canasta_kit._act_of('{"type":"event","observation":{},"moves":[1]}') is None
+
+
+def test_an_unread_observation_is_a_dict_every_way_it_is_read() -> None:
+    text = '{"seat":2,"hand":["Ah","5d"],"melds":[],"public":{"pile":["7c"]}}'
+    whole = json.loads(text)
+    table = canasta_kit.Table()
+
+    def fresh() -> canasta_kit.Observation:
+        return canasta_kit.Observation(text, table)
+
+    assert json.dumps(fresh()) == json.dumps(whole)
+    assert json.dumps(fresh(), indent=1) == json.dumps(whole, indent=1)
+    assert dict(fresh()) == whole and {**fresh()} == whole and fresh() == whole
+    assert fresh().copy() == whole and copy.deepcopy(fresh()) == whole
+    assert pickle.loads(pickle.dumps(fresh())) == whole
+    assert list(fresh()) == list(whole) and len(fresh()) == len(whole)
+    assert sorted(fresh().items()) == sorted(whole.items()) and repr(fresh()) == repr(whole)
+    assert fresh()["hand"] == ["Ah", "5d"] and fresh().get("melds") == []
+    assert "hand" in fresh() and "nothing" not in fresh() and fresh().get("nothing", 3) == 3
+    assert fresh()["public"] == {"pile": ["7c"]}  # sent by the referee: not made by the kit
+    with pytest.raises(KeyError):
+        fresh()["nothing"]
+    made = canasta_kit.Observation('{"seat":2,"hand":[]}', table)
+    assert "unseen" in made["public"] and "public" in made
+    # Not in the referee's form (no leading seat): parsed at once, the same dict.
+    assert canasta_kit.Observation('{"hand":["Ah"]}', table) == {"hand": ["Ah"]}
+    assert canasta_kit.Observation('[1,', table) == {}
+
+
+def test_events_are_kept_unparsed_until_the_table_is_read() -> None:
+    table = canasta_kit.Table()
+    table.note_line('{"type":"event","game":1,"event":{"type":"discard","seat":1,"card":"Kd"}}\n')
+    table.note_line("not json\n")
+    assert table._unread and all(isinstance(e, str) for e in table._unread)
+    table.note_line('{"type":"event","game":1,"event":{"type":"hand_started","hand":2}}\n')
+    assert len(table._unread) == 1  # a new hand: the last one's events are dropped
+    table.note_line('{"type":"event","game":1,"event":{"type":"upcard","card":"9h"}}\n')
+    assert table.facts({"seat": 0, "hand": []})["pile"] == ["9h"]
