@@ -65,7 +65,7 @@ class EnvRandom:
 
     def run(self, decisions: int) -> float:
         import numpy as np
-        rng, env, boolean = self.rng, self.env, np.bool_
+        rng, env, boolean = self.rng, self.env, np.dtype(np.bool_)
         made = 0
         start = time.process_time()
         while made < decisions:
@@ -75,9 +75,10 @@ class EnvRandom:
                 env.reset(seed=self.seed + self.game)
                 continue
             # The mask's ones, read as booleans (numpy's fast path; the same indices as
-            # ``nonzero`` on the int8 array), as an agent that samples legal moves would.
-            legal = obs["action_mask"].view(boolean).nonzero()[0]
-            env.step(int(legal[rng.randrange(len(legal))]))
+            # ``nonzero`` on the int8 array), as an agent that samples legal moves would,
+            # taken as Python ints (one ``tolist`` rather than a numpy scalar and an int()).
+            legal = obs["action_mask"].view(boolean).nonzero()[0].tolist()
+            env.step(legal[rng.randrange(len(legal))])
             made += 1
         return time.process_time() - start
 

@@ -110,7 +110,7 @@ class ActionTable:
         """int8 with 1 exactly at the listed moves."""
         if self._frombuffer is None:
             import numpy as np
-            self._frombuffer, self._int8 = np.frombuffer, np.int8
+            self._frombuffer, self._int8 = np.frombuffer, np.dtype(np.int8)
         out = bytearray(self.size)
         by_id = self._by_id
         try:

@@ -163,15 +163,14 @@ def _getter(order: tuple[int, ...]) -> Callable[[tuple[Any, ...]], tuple[Any, ..
 
 # numpy, bound on first use (the view encoder, and importing this module, need no numpy).
 _frombuffer: Any = None
-_array: Any = None
 _UINT8: Any = None
 _FLOAT32: Any = None
 
 
 def _load_numpy() -> None:
-    global _frombuffer, _array, _UINT8, _FLOAT32
+    global _frombuffer, _UINT8, _FLOAT32
     import numpy as np
-    _frombuffer, _array, _UINT8, _FLOAT32 = np.frombuffer, np.array, np.uint8, np.float32
+    _frombuffer, _UINT8, _FLOAT32 = np.frombuffer, np.dtype(np.uint8), np.dtype(np.float32)
 
 
 def _view_block(row: list[dict[str, Any]]) -> list[int]:
@@ -232,7 +231,7 @@ class _Stage:
     call; its table (red threes to minimums) stays until a state field it was read from is
     replaced, so the stage keeps those (it holds them, so identity cannot be fooled by a
     reused id), and its facts (known, discards) until the tracker's ``gen`` moves.  ``fix``
-    is the float32 scores and minimums when they do not fit a byte."""
+    is the (index, value) pairs of the scores and minimums that do not fit a byte."""
 
     __slots__ = ("array", "view", "key", "tracker", "gen", "head", "sizes", "rot_sides",
                  "red3", "minfo", "team", "lone", "rows", "unmelded", "scores", "fix")
@@ -253,14 +252,14 @@ class _Stage:
         self.rows: list[_Block | None] = [None] * sides
         self.unmelded = True
         self.scores: Any = None
-        self.fix: Any = None
+        self.fix: tuple[tuple[int, float], ...] = ()
 
 
 # A row of melds' block (the summary and row it was read from, and its bytes) and a table
-# key's points part (the scores, their bytes or zeros, and float32 values when they do not
-# fit a byte).
+# key's points part (the scores, their bytes with 0 where a value does not fit a byte, and
+# the (index, value) pairs of those).
 _Block = tuple[RowInfo, tuple[MeldState | None, ...], bytes]
-_Points = tuple[tuple[int, ...], bytes, Any]
+_Points = tuple[tuple[int, ...], bytes, tuple[tuple[int, float], ...]]
 
 
 class _Tables:
@@ -317,11 +316,10 @@ class Encoder:
         self._red3: list[tuple[tuple[tuple[int, ...], ...], bytes] | None] = [None] * p
         self._points: list[_Points | None] = [None] * p
         self._piles: tuple[Any, ...] | None = None
+        self._pile_parts: dict[tuple[int | None, int, bool], tuple[bytes, bytes]] = {}
         self._blocks: list[_Block | None] = [None] * s
-        self._zero_points = bytes(2 * s)
         at = self.layout.offsets
         self._opening_at = at["turn"] + 4
-        self._points_at = slice(at["scores"], at["scores"] + 2 * s)
         self._table_at = at["red_threes"]
         self._flags_at = at["side_melded"]
         self._melds_at = at["melds"]
@@ -378,8 +376,9 @@ class Encoder:
         vec = stage.array.astype(_FLOAT32)
         if not 0 <= opening < 256:
             vec[self._opening_at] = opening
-        if stage.fix is not None:
-            vec[self._points_at] = stage.fix
+        if stage.fix:
+            for i, v in stage.fix:
+                vec[i] = v
         return vec  # type: ignore[no-any-return]
 
     def _write_rows(self, stage: _Stage, state: GameState, seat: int) -> None:
@@ -433,12 +432,16 @@ class Encoder:
 
     def _piles_of(self, pile: tuple[int, ...], frozen: bool) -> tuple[Any, ...]:
         """pile_top to pile_stopped, for a seat whose side has not melded and for one whose
-        side has, kept for the next call with the same pile (the pile's counts come from
-        the tracker)."""
+        side has, kept for the next call with the same pile and by top kind, size and
+        frozen (the pile's counts come from the tracker)."""
         top = KIND_OF[pile[-1]] if pile else None
-        head, stopped = _TOP_BYTES[top] + bytes((len(pile), frozen)), top in _STOPS
-        piles = self._piles = (pile, frozen, head + bytes((1, stopped)),
-                               head + bytes((frozen, stopped)))
+        key = (top, len(pile), frozen)
+        parts = self._pile_parts.get(key)
+        if parts is None:  # at most (kinds + 1) * (pack size + 1) * 2 of them
+            head, stopped = _TOP_BYTES[top] + bytes((len(pile), frozen)), top in _STOPS
+            parts = self._pile_parts[key] = (head + bytes((1, stopped)),
+                                             head + bytes((frozen, stopped)))
+        piles = self._piles = (pile, frozen, parts[0], parts[1])
         return piles
 
     def _stage(self, seat: int) -> _Stage:
@@ -450,15 +453,16 @@ class Encoder:
         return stage
 
     def _points_of(self, state: GameState, seat: int) -> _Points:
-        """Scores and minimums for ``seat``'s side: bytes when they all fit, else zeros and
-        the float32 values that ``from_state`` writes after the conversion."""
+        """Scores and minimums for ``seat``'s side as bytes, 0 where a value does not fit
+        a byte, and the (index, value) pairs of those, which ``from_state`` writes one by
+        one after the conversion (cheaper than a slice of the array)."""
         scores, rules = state.scores, self.rules
         sides = self._rel_sides[self._seat_info[seat][0]]
         values = [scores[a] for a in sides] + [rules.initial_minimum(scores[a]) for a in sides]
-        small = all(0 <= v < 256 for v in values)
         points = self._points[self._table_keys[seat]] = (
-            scores, bytes(values) if small else self._zero_points,
-            None if small else _array(values, _FLOAT32))
+            scores, bytes([v if 0 <= v < 256 else 0 for v in values]),
+            tuple((self._scores_at + i, float(v)) for i, v in enumerate(values)
+                  if not 0 <= v < 256))
         return points
 
     def from_view(self, obs: dict[str, Any], tracker: PublicTracker) -> list[float]:
