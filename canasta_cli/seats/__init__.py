@@ -2,8 +2,9 @@
 
 from .base import Seat, SeatFailure
 from .factory import make_seat
+from .launching import bot_environment
 from .policy import PolicySeat, builtin_seat
-from .subprocess_seat import SubprocessSeat, bot_environment
+from .subprocess_seat import SubprocessSeat
 
 __all__ = ["PolicySeat", "Seat", "SeatFailure", "SubprocessSeat", "bot_environment",
            "builtin_seat", "make_seat"]

@@ -9,7 +9,6 @@ and may not ponder, it is frozen whenever the referee is not waiting for it.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
 import select
@@ -31,7 +30,7 @@ from .base import Message, Seat, SeatFailure
 from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, bwrap_path, containment, current, with_sandbox
 from .cgroups import BotCgroup
 from .contain import become_subreaper, box_helpers, hidden
-from .leftovers import run_dir
+from .launching import absolute_args, bot_environment, home_folder, unrunnable
 from .sorting import STDOUT_HINT, ReplySorter
 
 MAX_PENDING = 8 << 20  # bytes the referee keeps for a bot that does not read its input
@@ -41,9 +40,6 @@ QUICK_ANSWER = 0.002  # s: a bot slower than this is thinking; the others may th
 STDERR_TAIL = 64 << 10  # bytes of a bot's latest stderr kept in memory
 THAW_BACKLOG = 256 << 10  # a frozen bot with this much news waiting runs, to read it
 
-# Only what a program needs to run; nothing about the game (no seed, no deck) is ever passed.
-_ENV_KEEP = ("PATH", "LANG", "LANGUAGE", "SYSTEMROOT", "PYTHONPATH", "VIRTUAL_ENV",
-             "NODE_PATH", "TERM")
 
 
 def _reap_group(pgid: int, timeout: float = 1.0) -> None:
@@ -72,13 +68,6 @@ def _reap_group(pgid: int, timeout: float = 1.0) -> None:
         if not pending or time.monotonic() > deadline:
             return
         time.sleep(0.01)
-
-
-def bot_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP or k.startswith("LC_")}
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(extra or {})
-    return env
 
 
 class SubprocessSeat(Seat):
@@ -175,7 +164,7 @@ class SubprocessSeat(Seat):
         become_subreaper()
         _reap_strays()  # what earlier boxes left dying
         _SEATS.add(self)
-        problem = _unrunnable(self.argv[0], self.cwd)
+        problem = unrunnable(self.argv[0], self.cwd)
         if problem:
             self._dead = f"cannot start {self.argv[0]!r}: {problem}"
             raise SeatFailure("CRASHED", self._dead)
@@ -184,9 +173,9 @@ class SubprocessSeat(Seat):
         base = self.cwd or os.getcwd()
         policy = with_sandbox(self.box or current(), self.sandbox)
         env = bot_environment()
-        argv = _absolute(self.argv, base)
+        argv = absolute_args(self.argv, base)
         if box_kind(policy) == "none":
-            self._home = tempfile.mkdtemp(prefix="canasta-bot-", dir=_run_dir())
+            self._home = tempfile.mkdtemp(prefix="canasta-bot-", dir=home_folder())
             env["HOME"] = env["TMPDIR"] = self._home
         self._group = BotCgroup.create(policy.memory_bytes(), policy.procs)
         self._freeze = self._group is not None and not policy.ponder
@@ -600,50 +589,12 @@ def _reap_strays() -> None:
                 os.waitpid(int(entry), os.WNOHANG)
 
 
-_RUN_DIR: list[tuple[int, str]] = []
-
-
 def _silent_hint(partial: int) -> str:
     """What a timeout usually means, said with it."""
     if partial:
         return (f"; it wrote {partial} bytes with no newline after them: end each message"
                 " with a newline and flush stdout")
     return "; did the bot flush stdout? (a bot's output is buffered when it is a pipe)"
-
-
-def _run_dir() -> str:
-    """This process's folder for unboxed bots' homes (``leftovers.run_dir``): a later run
-    removes it if this process was killed before it could."""
-    if not _RUN_DIR or _RUN_DIR[0][0] != os.getpid():
-        path = str(run_dir())
-        _RUN_DIR[:] = [(os.getpid(), path)]
-        atexit.register(shutil.rmtree, path, True)
-    return _RUN_DIR[0][1]
-
-
-def _absolute(argv: list[str], base: str) -> list[str]:
-    """``argv`` with relative paths of existing files made absolute (the bot runs elsewhere)."""
-    out = []
-    for i, arg in enumerate(argv):
-        if (not os.path.isabs(arg) and not arg.startswith("-") and (i > 0 or os.sep in arg)
-                and os.path.exists(os.path.join(base, arg))):
-            arg = os.path.abspath(os.path.join(base, arg))
-        out.append(arg)
-    return out
-
-
-def _unrunnable(program: str, cwd: str | None) -> str | None:
-    """Why ``program`` cannot be started, checked here because a contained bot is started
-    through a launcher that would only report it on stderr."""
-    env_path = bot_environment().get("PATH", os.defpath)
-    if os.sep in program:
-        path = os.path.join(cwd or ".", program)
-        if not os.path.exists(path):
-            return "No such file or directory"
-        if os.path.isdir(path) or not os.access(path, os.X_OK):
-            return "Permission denied"
-        return None
-    return None if shutil.which(program, path=env_path) else "command not found"
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
