@@ -144,6 +144,36 @@ def test_a_late_answer_makes_the_next_decision_stop_earlier(monkeypatch: pytest.
     assert 0.0199 < player.reserve < 0.0200
 
 
+def test_a_pause_is_kept_back_in_the_next_decisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 30 ms pause between two reads (the machine busy) makes the next decision stop 30 ms
+    before its deadline, though no pause comes then; what is kept fades by a fifth a decision.
+    A fake clock moving 10 µs a read makes it exact."""
+    now = [0.0]
+
+    def tick() -> float:
+        now[0] += 0.00001
+        return now[0]
+
+    monkeypatch.setattr(time, "monotonic", tick)
+    player = SearchPlayer(seed=1, budget_ms=100)
+    first = Clock(1.0)
+    first.passed()
+    now[0] += 0.03
+    first.passed()
+    player._learn(first)
+    assert 0.03 <= player.pause < 0.0301
+    second = Clock(now[0] + 0.1, player.reserve, player.pause)
+    while not second.passed():
+        pass
+    assert 0.0299 <= second.deadline - now[0] <= 0.0301  # stopped a pause early
+    assert second.seen < 0.0001  # no pause came in this decision
+    player._learn(second)
+    assert 0.0239 <= player.pause < 0.0241
+    for _ in range(60):  # gone again once the machine is quiet
+        player._learn(Clock(now[0] + 0.1, player.reserve, player.pause))
+    assert player.pause < 0.0001
+
+
 def test_a_fixed_deal_budget_ignores_the_clock_and_repeats(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     """deals=N: exactly N deals whatever the clock says, and the same ranking every time."""

@@ -203,19 +203,27 @@ def rollout(st: GameState, me: int, rng: random.Random, turns: int) -> float:
 class Clock:
     """The decision's deadline, read before every move: it counts as passed one step early,
     a step being the longest gap seen between two reads (a move's work, or a pause when the
-    machine is busy), the player's learned ``reserve`` or 1% of the time allowed, whichever
-    is longest, so that the answer goes out close to the deadline, not a step after."""
+    machine is busy; at least ``pause``, the longest of the player's recent decisions), the
+    player's learned ``reserve`` or 1% of the time allowed, whichever is longest, so that the
+    answer goes out close to the deadline, not a step after.  A pause that comes late in a
+    decision has usually been seen in the decisions before it: a machine busy now was busy
+    a moment ago."""
 
-    def __init__(self, deadline: float, reserve: float = 0.0) -> None:
+    def __init__(self, deadline: float, reserve: float = 0.0, pause: float = 0.0) -> None:
         self.deadline = deadline
         self.start = self.last = time.monotonic()
-        self.step = 0.0
+        self.seen = 0.0  # the longest gap between two reads in this decision
+        self.step = pause
         self.reserve = max(reserve, 0.01 * (deadline - self.start))
         self.stopped = False  # a read said the deadline had (nearly) passed
 
     def passed(self) -> bool:
         now = time.monotonic()
-        self.step = max(self.step, now - self.last)
+        gap = now - self.last
+        if gap > self.seen:
+            self.seen = gap
+            if gap > self.step:
+                self.step = gap
         self.last = now
         if now + max(self.step, self.reserve) >= self.deadline:
             self.stopped = True
@@ -277,6 +285,7 @@ class SearchPlayer:
         self.evidence: Evidence | None = None  # the last decision's deals, for 'hint'
         self.cut_short = 0  # fixed-deal decisions stopped by the referee's time limit
         self.reserve = 0.0  # seconds kept back at the deadline, learned from late answers
+        self.pause = 0.0  # the longest gap between clock reads lately (decays by a fifth)
 
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         kind = msg.get("type")
@@ -301,17 +310,19 @@ class SearchPlayer:
         limit = 0.8 * float(msg.get("deadline_ms", 1e9))
         if self.simulations is None:
             limit = min(self.budget_ms, limit)
-        return Clock(time.monotonic() + limit / 1000.0, self.reserve)
+        return Clock(time.monotonic() + limit / 1000.0, self.reserve, self.pause)
 
     def _learn(self, clock: Clock) -> None:
         """After a decision the clock stopped: keep back more time when the answer came after
         the deadline (a pause after the last read, on a busy machine: by how late it was and
         a millisecond), and slowly less when it came early, never more than a quarter of the
-        time allowed."""
+        time allowed; and the longest pause between reads, kept for the next decisions,
+        fading by a fifth a decision (at most a quarter of the time allowed too)."""
+        cap = max(0.0, 0.25 * (clock.deadline - clock.start))
+        self.pause = min(cap, max(clock.seen, 0.8 * self.pause))
         if not clock.stopped:
             return
         late = time.monotonic() - clock.deadline
-        cap = max(0.0, 0.25 * (clock.deadline - clock.start))
         if late > 0:
             self.reserve = min(cap, self.reserve + late + 0.001)
         else:
