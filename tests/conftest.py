@@ -16,23 +16,20 @@ import pytest
 
 
 def _private_bytecode_cache() -> None:
-    """Where PYTHONDONTWRITEBYTECODE is set and the package came without bytecode (an editable
-    install), every ``canasta`` the suite starts (some hundreds) would compile the whole
-    package again, a third of its start-up.  The suite keeps bytecode in a directory of its
-    own in the environment (nothing lands beside the sources), kept for the next run: a
-    directory made afresh each run would have every process of the first minute compile the
+    """Where PYTHONDONTWRITEBYTECODE is set, every ``canasta`` the suite starts (some hundreds)
+    would compile the package's sources again (the test processes and many commands import
+    the checkout's), a third of its start-up.  The suite keeps bytecode in a directory of its
+    own in the virtual environment (nothing lands beside the sources), kept for the next run:
+    a directory made afresh each run had every process of the first minute compile the
     standard library and every dependency again too (Python reads no other bytecode once a
-    prefix is set), about 20 s of a run.  An installed package has its bytecode: then nothing
-    is changed.  The test processes and every command they start share the directory."""
+    prefix is set), about 20 s of a run.  Outside a virtual environment it is made for the
+    run and removed.  The test processes and every command they start share it."""
     if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
-        return
-    import importlib.util
-
-    import canasta_cli
-    if Path(importlib.util.cache_from_source(canasta_cli.__file__)).exists():
         return
     cache = Path(sys.prefix) / "canasta-test-bytecode"
     try:
+        if sys.prefix == sys.base_prefix:
+            raise PermissionError("not a virtual environment: the system's Python is not ours")
         cache.mkdir(exist_ok=True)
     except OSError:  # an environment that is not ours to write: one for this run only
         cache = Path(tempfile.mkdtemp(prefix="canasta-test-bytecode-"))
