@@ -404,12 +404,48 @@ def test_a_sigkilled_referee_leaves_no_frozen_bot_and_no_group(tmp_path: Path) -
         raise AssertionError("the bots did not start")
     proc.kill()
     proc.wait()
+    # Every hierarchy: v1's freezer also holds the group kept frozen for the run.
+    parents = list(found[1].values())
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and (_named(marker) or any(
-            e.startswith(mine) for e in os.listdir(parent))):
+            e.startswith(mine) for p in parents for e in os.listdir(p))):
         time.sleep(0.05)
     assert _named(marker) == []
-    assert not [e for e in os.listdir(parent) if e.startswith(mine)]
+    assert not [e for p in parents for e in os.listdir(p) if e.startswith(mine)]
+
+
+@pytest.mark.skipif(cgroups.layout() is None or cgroups.layout()[0] != "v1",  # type: ignore[index]
+                    reason="v1 freezer only")
+def test_under_v1_one_empty_group_stays_frozen_while_bots_have_groups() -> None:
+    """The v1 freezer's first frozen group and its last switch a kernel-wide check (each
+    over 100 us); a group kept frozen means two bots taking turns never do."""
+    found = cgroups.layout()
+    assert found is not None
+    keeper = os.path.join(found[1]["freezer"], f"canasta-bot-{os.getpid()}-frozen")
+    assert not os.path.exists(keeper)
+    a = cgroups.BotCgroup.create(64 << 20, 16)
+    b = cgroups.BotCgroup.create(64 << 20, 16)
+    assert a is not None and b is not None
+    try:
+        with open(os.path.join(keeper, "freezer.state")) as f:
+            assert f.read().strip() == "FROZEN"
+        with open(os.path.join(keeper, "cgroup.procs")) as f:
+            assert f.read() == ""  # nothing runs in it
+        a.freeze()
+        a.thaw()
+        a.remove()
+        assert os.path.isdir(keeper)  # b still has its groups
+    finally:
+        a.remove()
+        b.remove()
+    assert not os.path.exists(keeper)
+    c = cgroups.BotCgroup.create(64 << 20, 16)  # the next bot makes it again
+    assert c is not None
+    try:
+        assert os.path.isdir(keeper)
+    finally:
+        c.remove()
+    assert not os.path.exists(keeper)
 
 
 def _named(marker: Path) -> list[int]:

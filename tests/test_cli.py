@@ -199,3 +199,11 @@ def test_bench_protocol_times_the_example_bot_against_the_echo() -> None:
     idle = out.split("each idle as long as its bot was before each request")[1]
     assert float(idle.split("median ")[1].split()[0]) > 0
     assert "one-hand 4-player game: subprocess bots" in out
+
+
+def test_bench_protocol_takes_a_preset_with_a_bot_per_seat() -> None:
+    result = CliRunner().invoke(app, ["bench", "protocol", "--games", "1", "-r", "two-player"])
+    assert result.exit_code == 0, result.output
+    assert "one-hand 2-player game: subprocess bots" in result.output
+    bad = CliRunner().invoke(app, ["bench", "protocol", "--rules", "nope"])
+    assert bad.exit_code == 2 and "unknown preset 'nope'" in bad.output

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ..core import CLASSIC
+from ..core import CLASSIC, Ruleset
 from ..protocol.messages import ActRequest, encode
 from ..referee import Referee
 from ..seats import SubprocessSeat, builtin_seat
@@ -69,7 +69,7 @@ def _percentile(xs: list[float], q: float) -> float:
 
 
 def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
-                   spin_us: int = 300) -> ProtocolBench:
+                   spin_us: int = 300, rules: Ruleset = CLASSIC) -> ProtocolBench:
     """Per-decision round trip through a subprocess bot, referee included, against the floor:
     the very same bytes written in the round trip (the request, after anything still queued
     for that bot; its events are normally sent while the request is built) written to a bare
@@ -77,7 +77,7 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
 
     Rounds alternate: one game through the referee, then its requests through the echo, and
     so on, so that machine drift touches both; the ratio is taken per round.  Then whole
-    4-player games of subprocess bots against in-process random players."""
+    games of subprocess bots (one per seat) against in-process random players."""
     batches: list[tuple[int, bytes]] = []
     idles: list[float] = []  # per request: how long that bot had been idle (s)
     builds: list[float] = []
@@ -99,8 +99,9 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
                 builds.append((t1 - t0) * 1000)
                 exchanges.append((time.perf_counter() - t2) * 1000)
 
-    rules = CLASSIC.with_options(max_hands=1)
-    seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(4)]
+    rules = rules.with_options(max_hands=1)
+    n = rules.players
+    seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(n)]
     ref = Referee(seats, rules)
     ref.start()
     trips: list[float] = []
@@ -131,14 +132,14 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
         echo = _echo_floor(list(batches), 1, spin_us)
         trips += mine
         floor += echo
-        echo4 = _echo_floor(list(batches), 4, spin_us)
+        echo4 = _echo_floor(list(batches), n, spin_us)
         floor4 += echo4
-        idle_floor += _echo_floor(list(batches), 4, spin_us, list(idles))
+        idle_floor += _echo_floor(list(batches), n, spin_us, list(idles))
         if echo and mine:
             ratios.append(statistics.median(mine) / statistics.median(echo))
             ratios4.append(statistics.median(mine) / statistics.median(echo4))
     ref.close()
-    inproc = Referee([builtin_seat("builtin:random", i) for i in range(4)], rules)
+    inproc = Referee([builtin_seat("builtin:random", i) for i in range(n)], rules)
     t0 = time.perf_counter()
     for g in range(games):
         inproc.play(g + 1, seed=seed + g)
@@ -202,10 +203,18 @@ def bench_protocol_cmd(
     seed: int = 0,
     spin_us: Annotated[int, typer.Option(
         help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
+    rules: Annotated[str, typer.Option("--rules", "-r", help="Preset: one bot per seat (two"
+                                       " bots in two-player).")] = "classic",
 ) -> None:
     """Round trip per decision through a subprocess bot vs a bare JSON echo; game times."""
+    from ..core import RulesError, preset
+    try:
+        ruleset = preset(rules)
+    except RulesError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     load_before = os.getloadavg()[0]
-    b = bench_protocol(bench_bot(bot), games, seed, spin_us)
+    b = bench_protocol(bench_bot(bot), games, seed, spin_us, ruleset)
     load_after = os.getloadavg()[0]
     typer.echo(f"decisions measured: {b.decisions} ({b.games} games, {os.cpu_count()} CPUs)")
     typer.echo(f"round trip, referee + bot:  median {b.referee_median_ms:.3f} ms"
@@ -228,5 +237,5 @@ def bench_protocol_cmd(
                f" {b.idle_echo_median_ms:.3f} ms, ratio"
                f" {b.referee_median_ms / b.idle_echo_median_ms if b.idle_echo_median_ms else 0:.2f}x")
     typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
-    typer.echo(f"one-hand 4-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
+    typer.echo(f"one-hand {ruleset.players}-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
                f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")
