@@ -435,6 +435,21 @@ def test_under_v1_one_empty_group_stays_frozen_while_bots_have_groups() -> None:
         a.thaw()
         a.remove()
         assert os.path.isdir(keeper)  # b still has its groups
+        child = os.fork()
+        if child == 0:  # a forked referee keeps its own group, and leaves its parent's alone
+            code = 1
+            try:
+                c = cgroups.BotCgroup.create(64 << 20, 16)
+                own = os.path.join(found[1]["freezer"], f"canasta-bot-{os.getpid()}-frozen")
+                if c is not None and os.path.isdir(own):
+                    c.remove()
+                    b.remove()  # the parent's group object, inherited: not the child's to count
+                    code = 0 if os.path.isdir(keeper) and not os.path.exists(own) else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert os.path.isdir(keeper)
     finally:
         a.remove()
         b.remove()

@@ -154,9 +154,12 @@ class _FrozenKeeper:
         self.lock = threading.Lock()
         self.users = 0
         self.path = ""
+        self.pid = os.getpid()
 
     def hold(self, parent: str) -> None:
         with self.lock:
+            if self.pid != os.getpid():  # a forked child: the parent's group is not its own
+                self.users, self.path, self.pid = 0, "", os.getpid()
             self.users += 1
             if self.users > 1 or self.path:
                 return
@@ -169,6 +172,8 @@ class _FrozenKeeper:
 
     def release(self) -> None:
         with self.lock:
+            if self.pid != os.getpid():
+                return
             self.users = max(0, self.users - 1)
             if self.users or not self.path:
                 return
