@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from ..commands.options import RulesOpt, load_rules
 from ..core import Ruleset, apply, legal_moves, new_game
 
 
@@ -116,8 +117,7 @@ def register(bench_app: typer.Typer) -> None:
 
     @bench_app.command("env")
     def bench_env_cmd(
-        rules: Annotated[str, typer.Option("--rules", "-r", help="Preset to measure.")]
-        = "classic",
+        rules: RulesOpt = "classic",
         decisions: Annotated[int, typer.Option(help="Decisions per run.", min=100,
                                                max=10_000_000)] = 20000,
         rounds: Annotated[int, typer.Option(help="Rounds (each: engine and env in"
@@ -128,12 +128,7 @@ def register(bench_app: typer.Typer) -> None:
         """Masked random play through the PettingZoo environment (observation vector and
         mask at every step) against the bare engine's random play: rounds of alternating
         slices, the median ratio and spread, and the load average."""
-        from ..core import RulesError, preset
-        try:
-            ruleset = preset(rules)
-        except RulesError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+        ruleset = load_rules(rules, None)
         try:
             import gymnasium  # noqa: F401
             import numpy  # noqa: F401

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from ..commands.options import RulesOpt, load_rules
 from ..core import CLASSIC, Ruleset
 from ..protocol.messages import ActRequest, encode
 from ..referee import Referee
@@ -203,16 +204,11 @@ def bench_protocol_cmd(
     seed: int = 0,
     spin_us: Annotated[int, typer.Option(
         help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
-    rules: Annotated[str, typer.Option("--rules", "-r", help="Preset: one bot per seat (two"
-                                       " bots in two-player).")] = "classic",
+    rules: RulesOpt = "classic",
 ) -> None:
-    """Round trip per decision through a subprocess bot vs a bare JSON echo; game times."""
-    from ..core import RulesError, preset
-    try:
-        ruleset = preset(rules)
-    except RulesError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    """Round trip per decision through a subprocess bot vs a bare JSON echo (one bot per
+    seat of the preset); game times."""
+    ruleset = load_rules(rules, None)
     load_before = os.getloadavg()[0]
     b = bench_protocol(bench_bot(bot), games, seed, spin_us, ruleset)
     load_after = os.getloadavg()[0]
