@@ -12,7 +12,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from canasta_cli.net.client import Wake, _wake
+from canasta_cli.net.client import Wake
 from canasta_cli.ui.prompt import Choice, Terminal
 
 
@@ -34,7 +34,7 @@ def _wake_once_typed(terminal: Terminal, typed: str, cursor: int | None = None
             line = app.current_buffer
             if (app.is_running and loop is not None and line.text == typed
                     and line.cursor_position == (len(typed) if cursor is None else cursor)):
-                loop.call_soon_threadsafe(_wake, app, terminal)
+                loop.call_soon_threadsafe(terminal.interrupt, Wake())
                 return
             time.sleep(0.005)
         if app.loop is not None:  # never typed: end the prompt, so the test fails, not hangs

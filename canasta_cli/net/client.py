@@ -360,17 +360,10 @@ class Alarm:
             loop = app.loop
             if ready and not link.busy and loop is not None and app.is_running:
                 with contextlib.suppress(RuntimeError):
-                    loop.call_soon_threadsafe(_wake, app, terminal)
+                    loop.call_soon_threadsafe(terminal.interrupt, Wake())
                 return
             if ready:
                 self._stop.wait(0.05)
-
-
-def _wake(app: Any, terminal: Terminal) -> None:
-    """Make the prompt exit so that the news is shown, keeping what was typed."""
-    if app.is_running and not app.is_done:
-        terminal.keep_draft()
-        app.exit(exception=Wake())
 
 
 class Left(Exception):

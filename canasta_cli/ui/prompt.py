@@ -114,7 +114,7 @@ class Terminal:
         self.interactive = interactive
         self.out = out or sys.stdout
         self.session: PromptSession[str] | None = None
-        # What was typed when the prompt was last woken (``keep_draft``): the next prompt
+        # What was typed when the prompt was last woken (``interrupt``): the next prompt
         # starts with it, so news from the table never costs the person a half-typed line.
         self.draft: Document | None = None
         if interactive:
@@ -168,11 +168,13 @@ class Terminal:
             self.out.write("\x1b[H\x1b[2J\x1b[3J")
             self.out.flush()
 
-    def keep_draft(self) -> None:
-        """Keep the running prompt's line (text and cursor) for the next prompt; called in
-        the prompt's event loop just before it is made to exit."""
-        if self.session is not None:
-            self.draft = self.session.app.current_buffer.document
+    def interrupt(self, exception: BaseException) -> None:
+        """Make the running prompt raise ``exception``, its line (text and cursor) kept for
+        the next prompt; call it in the prompt's event loop (``call_soon_threadsafe``)."""
+        app = self.session.app if self.session is not None else None
+        if app is not None and app.is_running and not app.is_done:
+            self.draft = app.current_buffer.document
+            app.exit(exception=exception)
 
     def pause(self, text: str) -> None:
         """Wait for Enter on a terminal (hot-seat hand-over, end of hand); nothing on pipes."""
