@@ -225,41 +225,14 @@ def _sizes_getter(order: tuple[int, ...]) -> Callable[[tuple[Any, ...]], bytes]:
     return lambda h: bytes(map(len, pick(h)))
 
 
-class _Stage:
-    """One seat's staging buffer for ``Encoder.from_state``: the vector as bytes (a uint8
-    array and a memoryview to write it).  Its head (phase to unseen) is rewritten at every
-    call; its table (red threes to minimums) stays until a state field it was read from is
-    replaced, so the stage keeps those (it holds them, so identity cannot be fooled by a
-    reused id), and its facts (known, discards) until the tracker's ``gen`` moves.  ``fix``
-    is the (index, value) pairs of the scores and minimums that do not fit a byte."""
-
-    __slots__ = ("array", "view", "key", "tracker", "gen", "head", "sizes", "rot_sides",
-                 "red3", "minfo", "team", "lone", "rows", "unmelded", "scores", "fix")
-
-    def __init__(self, size: int, sides: int, key: int, head: dict[int, tuple[bytes, ...]],
-                 sizes: Callable[[tuple[Any, ...]], bytes],
-                 rot_sides: Callable[[Any], tuple[Any, ...]]) -> None:
-        self.array = _frombuffer(bytearray(size), _UINT8)
-        self.view = memoryview(self.array)
-        self.key = key
-        self.tracker: PublicTracker | None = None
-        self.gen = -1
-        self.head, self.sizes, self.rot_sides = head, sizes, rot_sides
-        self.red3: Any = None
-        self.minfo: Any = None
-        self.team: Any = None
-        self.lone: int | None = None
-        self.rows: list[_Block | None] = [None] * sides
-        self.unmelded = True
-        self.scores: Any = None
-        self.fix: tuple[tuple[int, float], ...] = ()
-
-
-# A row of melds' block (the summary and row it was read from, and its bytes) and a table
-# key's points part (the scores, their bytes with 0 where a value does not fit a byte, and
-# the (index, value) pairs of those).
+# A row of melds' block (the summary and row it was read from, and its bytes), a table key's
+# points part (the scores, their bytes with 0 where a value does not fit a byte, and the
+# (index, value) pairs of those), and a table key's table: the state fields it was read
+# from (minfo, melds, red3, scores, team, lone), its bytes (red_threes to minimums), its
+# points' (index, value) pairs, and whether the key's row of melds is still empty.
 _Block = tuple[RowInfo, tuple[MeldState | None, ...], bytes]
 _Points = tuple[tuple[int, ...], bytes, tuple[tuple[int, float], ...]]
+_Table = tuple[Any, Any, Any, Any, Any, "int | None", bytes, tuple[tuple[int, float], ...], bool]
 
 
 class _Tables:
@@ -309,10 +282,9 @@ class Encoder:
         self._rel_seats, self._rel_sides = tables.rel_seats, tables.rel_sides
         self._seat_vec, self._side_vec = tables.seat_vec, tables.side_vec
         self._table_keys, self._seat_info = tables.table_keys, tables.seat_info
-        # Caches of from_state (each encoder's own): per seat its staging buffer; per table
-        # key (the side, or the seat in cut-throat) the table's parts; per row of melds its
-        # block.
-        self._stages: list[_Stage | None] = [None] * p
+        # Caches of from_state (each encoder's own): per table key (the side, or the seat in
+        # cut-throat) its table and points; per row of melds its block; the pile's parts.
+        self._tables: list[_Table | None] = [None] * p
         self._red3: list[tuple[tuple[tuple[int, ...], ...], bytes] | None] = [None] * p
         self._points: list[_Points | None] = [None] * p
         self._piles: tuple[Any, ...] | None = None
@@ -320,11 +292,7 @@ class Encoder:
         self._blocks: list[_Block | None] = [None] * s
         at = self.layout.offsets
         self._opening_at = at["turn"] + 4
-        self._table_at = at["red_threes"]
-        self._flags_at = at["side_melded"]
-        self._melds_at = at["melds"]
         self._scores_at = at["scores"]
-        self._facts_at = at["known"]
 
     def tracker(self) -> PublicTracker:
         """A fresh tracker for a game under this ruleset."""
@@ -335,100 +303,82 @@ class Encoder:
         """The vector for ``seat``, from the public parts of ``state`` and ``tracker``.
 
         Every count fits a byte (the tracker's counts are bytes already), so the vector is
-        kept as bytes in the seat's staging buffer and converted once into a new array.
-        Only the head (phase to unseen: what changes at every step) is written at every
-        call.  The table's parts are rewritten only when a state field they are read from
-        was replaced (state fields are immutable): a row of melds' block when its row
-        changed (random play melds often), red threes, scores and minimums from parts kept
-        per side (per seat in cut-throat).  The tracker keeps each seat's facts up to date
-        event by event; they are copied in when they changed.  Points that do not fit a
-        byte are written after the conversion."""
-        stage = self._stages[seat]
-        if stage is None:
-            stage = self._stage(seat)
+        made as one join of bytes and converted once into a new array.  The head (phase to
+        unseen) is made at every call; the table (red threes to minimums) is kept per table
+        key and remade only when a state field it is read from was replaced (state fields
+        are immutable), a row of melds' block only when its row changed; the tracker keeps
+        each seat's facts (known, discards) as bytes, event by event.  Points that do not
+        fit a byte are written after the conversion."""
+        if _frombuffer is None:
+            _load_numpy()
         if tracker._pending is not None:
             tracker.settle()
-        minfo, team = state.minfo, state.team
-        if minfo is not stage.minfo or team is not stage.team or state.lone != stage.lone:
-            self._write_rows(stage, state, seat)
-        if state.red3 is not stage.red3 or state.scores is not stage.scores:
-            self._write_points(stage, state, seat)
+        table = self._tables[self._table_keys[seat]]
+        if (table is None or table[0] is not state.minfo or table[1] is not state.melds
+                or table[2] is not state.red3 or table[3] is not state.scores
+                or table[4] is not state.team or table[5] != state.lone):
+            table = self._table_of(state, seat)
         pile = state.pile
         piles = self._piles
         if piles is None or piles[0] is not pile or piles[1] != state.pile_frozen:
             piles = self._piles_of(pile, state.pile_frozen)
         perm = state.permission
         opening = state.opening_total
+        _, head, sizes, _, _ = self._seat_info[seat]
         hand = bytes(state.hc[seat])
         # unseen = hidden + known[seat] - hand, per kind, as one byte-wise sum: every term
         # and partial sum is a count below 256, and no kind goes below zero (the seat's
         # cards are each hidden or known to be in its hand), so nothing carries or borrows.
-        stage.view[:self._table_at] = b"".join((
-            stage.head[id(state.phase)][state.turn_seat], hand, stage.sizes(state.hands),
-            piles[2] if stage.unmelded else piles[3], tracker.pile_counts,
+        vec = _frombuffer(b"".join((
+            head[id(state.phase)][state.turn_seat], hand, sizes(state.hands),
+            piles[2] if table[8] else piles[3], tracker.pile_counts,
             bytes((len(state.stock), state.took_pile, state.asked, perm is True,
                    perm is False, opening if 0 <= opening < 256 else 0)),
             (_from_bytes(tracker.hidden, "little") + tracker.known_ints[seat]
-             - _from_bytes(hand, "little")).to_bytes(N_KINDS, "little")))
-        if tracker.gen != stage.gen or tracker is not stage.tracker:
-            stage.view[self._facts_at:] = tracker.rel[seat]
-            stage.gen, stage.tracker = tracker.gen, tracker
-        vec = stage.array.astype(_FLOAT32)
+             - _from_bytes(hand, "little")).to_bytes(N_KINDS, "little"),
+            table[6], tracker.rel[seat])), _UINT8).astype(_FLOAT32)
         if not 0 <= opening < 256:
             vec[self._opening_at] = opening
-        if stage.fix:
-            for i, v in stage.fix:
+        if table[7]:
+            for i, v in table[7]:
                 vec[i] = v
         return vec  # type: ignore[no-any-return]
 
-    def _write_rows(self, stage: _Stage, state: GameState, seat: int) -> None:
-        """Which rows hold a meld (cut-throat: also the lone hand and the row each seat
-        plays on), then the block of each row that changed since ``stage`` last saw it,
-        cached by the identity of the row and its summary."""
+    def _table_of(self, state: GameState, seat: int) -> _Table:
+        """The table for ``seat``'s table key: red threes, which rows hold a meld
+        (cut-throat: also the lone hand and the row each seat plays on), the block of each
+        row (cached by the identity of the row and its summary), scores and minimums."""
         side, _, _, rot_sides, cut = self._seat_info[seat]
-        minfo, team, rules, view = state.minfo, state.team, self.rules, stage.view
+        key = self._table_keys[seat]
+        minfo, team, rules = state.minfo, state.team, self.rules
         sides = self._rel_sides[side]
-        blocks, seen, at = self._blocks, stage.rows, self._melds_at
-        # The flags change seldom (a row's first meld, partners forming): rewritten then.
-        flags = team is not stage.team or state.lone != stage.lone
-        for rel, a in enumerate(sides):
-            info, row = minfo[a], state.melds[a]
-            last = seen[rel]
-            if last is None or last[0] is not info or last[1] is not row:
-                hit = blocks[a]
-                if hit is None or hit[0] is not info or hit[1] is not row:
-                    hit = blocks[a] = (info, row, _state_block(info, row))
-                view[at:at + MELD_BLOCK] = hit[2]
-                if last is None or last[0].melded != info.melded:
-                    flags = True
-                seen[rel] = hit
-            at += MELD_BLOCK
-        if flags:
-            if cut:
-                view[self._flags_at:self._melds_at] = b"".join((
-                    bytes(minfo[team[a]].melded for a in sides),
-                    bytes(self._seat_vec[(state.lone - seat) % rules.players])
-                    if state.lone is not None else bytes(rules.players),
-                    bytes(v for s in self._rel_seats[seat]
-                          for v in self._side_vec[(team[s] - side) % rules.sides])))
-            else:
-                view[self._flags_at:self._melds_at] = bytes(map(_MELDED, rot_sides(minfo)))
-        stage.minfo, stage.team, stage.lone = minfo, team, state.lone
-        stage.unmelded = not minfo[team[seat]].melded
-
-    def _write_points(self, stage: _Stage, state: GameState, seat: int) -> None:
-        """Red threes, scores and minimums into ``stage``, from the parts kept for its
-        table key."""
-        key = stage.key
         red3 = self._red3[key]
         if red3 is None or red3[0] is not state.red3:
-            red3 = self._red3[key] = (state.red3, bytes(map(len, stage.rot_sides(state.red3))))
+            red3 = self._red3[key] = (state.red3, bytes(map(len, rot_sides(state.red3))))
+        parts = [red3[1]]
+        if cut:
+            parts += (bytes(minfo[team[a]].melded for a in sides),
+                      bytes(self._seat_vec[(state.lone - seat) % rules.players])
+                      if state.lone is not None else bytes(rules.players),
+                      bytes(v for s in self._rel_seats[seat]
+                            for v in self._side_vec[(team[s] - side) % rules.sides]))
+        else:
+            parts.append(bytes(map(_MELDED, rot_sides(minfo))))
+        blocks = self._blocks
+        for a in sides:
+            info, row = minfo[a], state.melds[a]
+            hit = blocks[a]
+            if hit is None or hit[0] is not info or hit[1] is not row:
+                hit = blocks[a] = (info, row, _state_block(info, row))
+            parts.append(hit[2])
         points = self._points[key]
         if points is None or points[0] is not state.scores:
             points = self._points_of(state, seat)
-        stage.view[self._table_at:self._flags_at] = red3[1]
-        stage.view[self._scores_at:self._facts_at] = points[1]
-        stage.red3, stage.scores, stage.fix = state.red3, state.scores, points[2]
+        parts.append(points[1])
+        table = self._tables[key] = (minfo, state.melds, state.red3, state.scores, team,
+                                     state.lone, b"".join(parts), points[2],
+                                     not minfo[team[seat]].melded)
+        return table
 
     def _piles_of(self, pile: tuple[int, ...], frozen: bool) -> tuple[Any, ...]:
         """pile_top to pile_stopped, for a seat whose side has not melded and for one whose
@@ -443,14 +393,6 @@ class Encoder:
                                              head + bytes((frozen, stopped)))
         piles = self._piles = (pile, frozen, parts[0], parts[1])
         return piles
-
-    def _stage(self, seat: int) -> _Stage:
-        if _frombuffer is None:
-            _load_numpy()
-        side, head, sizes, rot_sides, _ = self._seat_info[seat]
-        stage = self._stages[seat] = _Stage(self.size, self.rules.sides, self._table_keys[seat],
-                                            head, sizes, rot_sides)
-        return stage
 
     def _points_of(self, state: GameState, seat: int) -> _Points:
         """Scores and minimums for ``seat``'s side as bytes, 0 where a value does not fit
