@@ -97,6 +97,17 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
         proc.wait(timeout=20)
 
 
+def _wait_group_gone(pgid: int, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        assert time.monotonic() < deadline, f"process group {pgid} outlived the cluster"
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """A scheduler and a worker started with the commands ``cluster init`` prints (on
@@ -131,9 +142,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                       [p.pid for p in procs])
     finally:
         _stop(procs)
-    for pgid in (p.pid for p in procs):  # nothing the cluster started is left
-        with pytest.raises(ProcessLookupError):
-            os.killpg(pgid, 0)
+    # Nothing the cluster started is left.  The group's members that the worker started
+    # are killed with it but reaped by init, not by us: give that time, not luck.
+    for pgid in (p.pid for p in procs):
+        _wait_group_gone(pgid)
 
 
 def _rows(out: Path) -> list[dict[str, Any]]:
