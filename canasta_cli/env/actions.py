@@ -119,7 +119,7 @@ class ActionTable:
         except KeyError:
             for i in self.indices(moves):
                 out[i] = 1
-        return self._frombuffer(out, self._int8)  # type: ignore[no-any-return]
+        return self._frombuffer(out, self._int8)  # type: ignore[no-any-return, unused-ignore]
 
 
 def table_key(rules: Ruleset) -> tuple[int, int, bool]:

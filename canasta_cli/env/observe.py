@@ -342,7 +342,7 @@ class Encoder:
         if table[7]:
             for i, v in table[7]:
                 vec[i] = v
-        return vec  # type: ignore[no-any-return]
+        return vec  # type: ignore[no-any-return, unused-ignore]
 
     def _table_of(self, state: GameState, seat: int) -> _Table:
         """The table for ``seat``'s table key: red threes, which rows hold a meld

@@ -86,8 +86,7 @@ class PublicTracker:
         self.gen += 1
 
     def copy(self) -> PublicTracker:
-        new = object.__new__(PublicTracker)
-        new.players = self.players
+        new = PublicTracker(self.players, 1)
         new.pack = self.pack
         new.known = bytearray(self.known)
         new.known_faces = [dict(k) for k in self.known_faces]
