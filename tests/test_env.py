@@ -326,3 +326,13 @@ def test_tracker_copy_is_independent() -> None:
     c = t.copy()
     c.discard(1, face_of_text("9s"))
     assert t.discards_of(1) == [0] * N_KINDS and sum(c.discards_of(1)) == 1
+
+
+@pytest.mark.parametrize("players, decks", [(4, 2), (6, 3)])
+def test_tracker_copy_keeps_the_pack_across_a_new_hand(players: int, decks: int) -> None:
+    """A copy resets to its own pack (three decks for six players), not to a default one."""
+    t = PublicTracker(players, decks)
+    c = t.copy()
+    c.reset()
+    assert c.decks == decks and bytes(c.hidden) == bytes(PublicTracker(players, decks).hidden)
+    assert sum(c.hidden) == 54 * decks

@@ -51,12 +51,13 @@ class PublicTracker:
     card), so they are bytes, ready for the observation vector.
     """
 
-    __slots__ = ("players", "pack", "known", "known_faces", "discards", "pile", "pile_counts",
+    __slots__ = ("players", "decks", "pack", "known", "known_faces", "discards", "pile", "pile_counts",
                  "hidden", "known_ints", "rel", "gen", "_known_at", "_discard_at",
                  "_pending")
 
     def __init__(self, players: int, decks: int) -> None:
         self.players = players
+        self.decks = decks
         self.pack = _pack(decks)
         self._pending: tuple[int, tuple[int, ...]] | None = None
         self.gen = 0
@@ -86,8 +87,7 @@ class PublicTracker:
         self.gen += 1
 
     def copy(self) -> PublicTracker:
-        new = PublicTracker(self.players, 1)
-        new.pack = self.pack
+        new = PublicTracker(self.players, self.decks)
         new.known = bytearray(self.known)
         new.known_faces = [dict(k) for k in self.known_faces]
         new.discards = bytearray(self.discards)
