@@ -11,7 +11,7 @@ every field; ``Layout.fields`` is the list it is checked against.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
@@ -155,8 +155,8 @@ _TOP_BYTES: dict[int | None, bytes] = {k: bytes(_TOP_VEC[k]) for k in range(N_KI
 _TOP_BYTES[None] = bytes(N_KINDS)
 
 
-def _getter(order: tuple[int, ...]) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
-    """Picks ``order`` out of a tuple, always as a tuple (``itemgetter`` of one does not)."""
+def _getter(order: tuple[int, ...]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """Picks ``order`` out of a sequence, always as a tuple (``itemgetter`` of one does not)."""
     if len(order) == 1:
         return lambda t: (t[order[0]],)
     return itemgetter(*order)
@@ -221,18 +221,27 @@ def _sizes_getter(order: tuple[int, ...]) -> Callable[[tuple[Any, ...]], bytes]:
     if len(order) == 4:
         a, b, c, d = order
         return lambda h: bytes((len(h[a]), len(h[b]), len(h[c]), len(h[d])))
+    if len(order) == 5:
+        a, b, c, d, e = order
+        return lambda h: bytes((len(h[a]), len(h[b]), len(h[c]), len(h[d]), len(h[e])))
+    if len(order) == 6:
+        a, b, c, d, e, f = order
+        return lambda h: bytes((len(h[a]), len(h[b]), len(h[c]), len(h[d]), len(h[e]),
+                                len(h[f])))
     pick = itemgetter(*order)
     return lambda h: bytes(map(len, pick(h)))
 
 
-# A row of melds' block (the summary and row it was read from, and its bytes), a table key's
-# points part (the scores, their bytes with 0 where a value does not fit a byte, and the
-# (index, value) pairs of those), and a table key's table: the state fields it was read
-# from (minfo, melds, red3, scores, team, lone), its bytes (red_threes to minimums), its
-# points' (index, value) pairs, and whether the key's row of melds is still empty.
-_Block = tuple[RowInfo, tuple[MeldState | None, ...], bytes]
+# A table key's points part (the scores, their bytes with 0 where a value does not fit a
+# byte, and the (index, value) pairs of those), cut-throat's rows per seat (the team and lone
+# they were read from, the rows the relative seats play on, the lone_hand and meld_row
+# bytes), and a table key's table: the count of changes of which rows hold a meld and the
+# state fields it was read from (red3, scores, team, lone), its bytes before the rows'
+# blocks (red_threes to meld_row) and after them (scores, minimums), its points' (index,
+# value) pairs, and whether the key's row of melds is still empty.
 _Points = tuple[tuple[int, ...], bytes, tuple[tuple[int, float], ...]]
-_Table = tuple[Any, Any, Any, Any, Any, "int | None", bytes, tuple[tuple[int, float], ...], bool]
+_Rows = tuple[Any, "int | None", tuple[int, ...], bytes]
+_Table = tuple[int, Any, Any, Any, "int | None", bytes, bytes, tuple[tuple[int, float], ...], bool]
 
 
 class _Tables:
@@ -288,8 +297,14 @@ class Encoder:
         self._red3: list[tuple[tuple[tuple[int, ...], ...], bytes] | None] = [None] * p
         self._points: list[_Points | None] = [None] * p
         self._piles: tuple[Any, ...] | None = None
-        self._pile_parts: dict[tuple[int | None, int, bool], tuple[bytes, bytes]] = {}
-        self._blocks: list[_Block | None] = [None] * s
+        self._rows: list[_Rows | None] = [None] * p
+        self._pile_parts: dict[int, tuple[bytes, bytes]] = {}
+        # The rows of melds the blocks were made from, the blocks by absolute row, and a count
+        # of the changes of which rows hold a meld (a table key's table records it).
+        self._minfo_seen: tuple[RowInfo, ...] | None = None
+        self._melds_seen: Any = None
+        self._row_bytes: list[bytes] = [b""] * s
+        self._melded_gen = 0
         at = self.layout.offsets
         self._opening_at = at["turn"] + 4
         self._scores_at = at["scores"]
@@ -304,19 +319,22 @@ class Encoder:
 
         Every count fits a byte (the tracker's counts are bytes already), so the vector is
         made as one join of bytes and converted once into a new array.  The head (phase to
-        unseen) is made at every call; the table (red threes to minimums) is kept per table
-        key and remade only when a state field it is read from was replaced (state fields
-        are immutable), a row of melds' block only when its row changed; the tracker keeps
-        each seat's facts (known, discards) as bytes, event by event.  Points that do not
-        fit a byte are written after the conversion."""
+        unseen) is made at every call.  Each row of melds' block is remade once when its
+        row changes (state fields are immutable, so identity tells) and joined in each
+        seat's order; the rest of the table (red threes, which rows hold a meld, scores,
+        minimums) is kept per table key and remade only when a state field it is read from
+        was replaced.  The tracker keeps each seat's facts (known, discards) as bytes,
+        event by event.  Points that do not fit a byte are written after the conversion."""
         if _frombuffer is None:
             _load_numpy()
         if tracker._pending is not None:
             tracker.settle()
+        if state.minfo is not self._minfo_seen or state.melds is not self._melds_seen:
+            self._rows_changed(state)
         table = self._tables[self._table_keys[seat]]
-        if (table is None or table[0] is not state.minfo or table[1] is not state.melds
-                or table[2] is not state.red3 or table[3] is not state.scores
-                or table[4] is not state.team or table[5] != state.lone):
+        if (table is None or table[0] != self._melded_gen or table[1] is not state.red3
+                or table[2] is not state.scores or table[3] is not state.team
+                or table[4] != state.lone):
             table = self._table_of(state, seat)
         pile = state.pile
         piles = self._piles
@@ -324,7 +342,7 @@ class Encoder:
             piles = self._piles_of(pile, state.pile_frozen)
         perm = state.permission
         opening = state.opening_total
-        _, head, sizes, _, _ = self._seat_info[seat]
+        _, head, sizes, rot_sides, _ = self._seat_info[seat]
         hand = bytes(state.hc[seat])
         # unseen = hidden + known[seat] - hand, per kind, as one byte-wise sum: every term
         # and partial sum is a count below 256, and no kind goes below zero (the seat's
@@ -336,7 +354,8 @@ class Encoder:
                    perm is False, opening if 0 <= opening < 256 else 0)),
             (_from_bytes(tracker.hidden, "little") + tracker.known_ints[seat]
              - _from_bytes(hand, "little")).to_bytes(N_KINDS, "little"),
-            table[6], tracker.rel[seat])), _UINT8).astype(_FLOAT32)
+            table[5], *rot_sides(self._row_bytes), table[6], tracker.rel[seat])),
+            _UINT8).astype(_FLOAT32)
         if not 0 <= opening < 256:
             vec[self._opening_at] = opening
         if table[7]:
@@ -344,48 +363,68 @@ class Encoder:
                 vec[i] = v
         return vec  # type: ignore[no-any-return, unused-ignore]
 
+    def _rows_changed(self, state: GameState) -> None:
+        """A row of melds changed (a meld or an addition): remake the block of each row
+        that did, once for every seat; count a change of which rows hold a meld."""
+        minfo, melds = state.minfo, state.melds
+        was, rows_was, out = self._minfo_seen, self._melds_seen, self._row_bytes
+        for a in range(len(minfo)):
+            info, row = minfo[a], melds[a]
+            if was is not None and info is was[a] and row is rows_was[a]:
+                continue
+            if was is None or info.melded != was[a].melded:
+                self._melded_gen += 1
+            out[a] = _state_block(info, row)
+        self._minfo_seen, self._melds_seen = minfo, melds
+
     def _table_of(self, state: GameState, seat: int) -> _Table:
-        """The table for ``seat``'s table key: red threes, which rows hold a meld
-        (cut-throat: also the lone hand and the row each seat plays on), the block of each
-        row (cached by the identity of the row and its summary), scores and minimums."""
+        """The table for ``seat``'s table key but the rows' blocks: red threes, which rows
+        hold a meld (cut-throat: also the lone hand and the row each seat plays on) before
+        them, scores and minimums after."""
         side, _, _, rot_sides, cut = self._seat_info[seat]
         key = self._table_keys[seat]
-        minfo, team, rules = state.minfo, state.team, self.rules
-        sides = self._rel_sides[side]
+        minfo, team = state.minfo, state.team
         red3 = self._red3[key]
         if red3 is None or red3[0] is not state.red3:
             red3 = self._red3[key] = (state.red3, bytes(map(len, rot_sides(state.red3))))
-        parts = [red3[1]]
         if cut:
-            parts += (bytes(minfo[team[a]].melded for a in sides),
-                      bytes(self._seat_vec[(state.lone - seat) % rules.players])
-                      if state.lone is not None else bytes(rules.players),
-                      bytes(v for s in self._rel_seats[seat]
-                            for v in self._side_vec[(team[s] - side) % rules.sides]))
+            rows = self._rows[seat]
+            if rows is None or rows[0] is not team or rows[1] != state.lone:
+                rows = self._rows_of(state, seat)
+            pre = b"".join((red3[1], bytes([minfo[r].melded for r in rows[2]]), rows[3]))
         else:
-            parts.append(bytes(map(_MELDED, rot_sides(minfo))))
-        blocks = self._blocks
-        for a in sides:
-            info, row = minfo[a], state.melds[a]
-            hit = blocks[a]
-            if hit is None or hit[0] is not info or hit[1] is not row:
-                hit = blocks[a] = (info, row, _state_block(info, row))
-            parts.append(hit[2])
+            pre = red3[1] + bytes(map(_MELDED, rot_sides(minfo)))
         points = self._points[key]
         if points is None or points[0] is not state.scores:
             points = self._points_of(state, seat)
-        parts.append(points[1])
-        table = self._tables[key] = (minfo, state.melds, state.red3, state.scores, team,
-                                     state.lone, b"".join(parts), points[2],
+        table = self._tables[key] = (self._melded_gen, state.red3, state.scores, team,
+                                     state.lone, pre, points[1], points[2],
                                      not minfo[team[seat]].melded)
         return table
+
+    def _rows_of(self, state: GameState, seat: int) -> _Rows:
+        """Cut-throat: the rows of melds the relative seats play on, and the lone_hand and
+        meld_row bytes, for ``seat`` (they change only when ``team`` or ``lone`` does)."""
+        team, lone, rules = state.team, state.lone, self.rules
+        side = self._seat_info[seat][0]
+        lone_bytes = (bytes(self._seat_vec[(lone - seat) % rules.players]) if lone is not None
+                      else bytes(rules.players))
+        rows = self._rows[seat] = (
+            team, lone, tuple(team[a] for a in self._rel_sides[side]),
+            lone_bytes + bytes(v for s in self._rel_seats[seat]
+                               for v in self._side_vec[(team[s] - side) % rules.sides]))
+        return rows
 
     def _piles_of(self, pile: tuple[int, ...], frozen: bool) -> tuple[Any, ...]:
         """pile_top to pile_stopped, for a seat whose side has not melded and for one whose
         side has, kept for the next call with the same pile and by top kind, size and
-        frozen (the pile's counts come from the tracker)."""
-        top = KIND_OF[pile[-1]] if pile else None
-        key = (top, len(pile), frozen)
+        frozen, as one int (the pile's counts come from the tracker)."""
+        if pile:
+            kind = KIND_OF[pile[-1]]
+            top: int | None = kind
+            key = (len(pile) << 6) + (kind << 1) + (1 if frozen else 0)
+        else:
+            top, key = None, 62 + (1 if frozen else 0)
         parts = self._pile_parts.get(key)
         if parts is None:  # at most (kinds + 1) * (pack size + 1) * 2 of them
             head, stopped = _TOP_BYTES[top] + bytes((len(pile), frozen)), top in _STOPS
