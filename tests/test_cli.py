@@ -198,6 +198,11 @@ def test_bench_protocol_times_the_example_bot_against_the_echo() -> None:
     assert "median of 2 interleaved rounds (a game, then its echo)" in out
     idle = out.split("each idle as long as its bot was before each request")[1]
     assert float(idle.split("median ")[1].split()[0]) > 0
+    # Requests split by whether the bot had answered the one before: the two counts add up.
+    counts = [int(out.split(f"requests {kind}")[1].split(": ")[1].split(",")[0])
+              for kind in ("to the bot that answered the request before",
+                           "to a bot woken after other seats' turns")]
+    assert min(counts) > 0 and sum(counts) == decisions
     assert "one-hand 4-player game: subprocess bots" in out
 
 

@@ -45,6 +45,13 @@ class ProtocolBench:
     exchange_median_ms: float = 0.0  # from writing them to holding the bot's answer
     rest_median_ms: float = 0.0  # the rest of the round trip: the referee's own bookkeeping
     idle_echo_median_ms: float = 0.0  # one echo per seat, each idle as long as its bot was
+    # The round trips (and their written -> answer read parts) of requests to the bot that
+    # answered the request before (a turn's next decision: the bot is awake), and to a bot
+    # woken after other seats' turns (it slept, frozen, meanwhile).
+    again_trip_ms: tuple[float, ...] = ()
+    again_exchange_ms: tuple[float, ...] = ()
+    woken_trip_ms: tuple[float, ...] = ()
+    woken_exchange_ms: tuple[float, ...] = ()
 
     @property
     def ratio(self) -> float:
@@ -84,11 +91,15 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     builds: list[float] = []
     exchanges: list[float] = []
     answered: dict[int, float] = {}
+    again: list[bool] = []  # per request: the same seat as the request before
+    last_seat = [-1]
 
     class Capturing(SubprocessSeat):
         def act(self, request: ActRequest, timeout: float) -> Message:
             t0 = time.perf_counter()
             idles.append(t0 - answered.get(request.seat, t0))
+            again.append(request.seat == last_seat[0])
+            last_seat[0] = request.seat
             wire = encode(request)  # made here, kept in the request: the seat reuses it
             t1 = time.perf_counter()
             batches.append((request.seat, bytes(self._out) + wire))
@@ -115,12 +126,15 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     all_builds: list[float] = []
     all_exchanges: list[float] = []
     rest: list[float] = []
+    split: dict[bool, tuple[list[float], list[float]]] = {True: ([], []), False: ([], [])}
     for g in range(games):
         batches.clear()
         idles.clear()
         answered.clear()
         builds.clear()
         exchanges.clear()
+        again.clear()
+        last_seat[0] = -1
         before = len(ref.round_trips_ms)
         t0 = time.perf_counter()
         ref.play(g + 1, seed=seed + g)
@@ -128,6 +142,9 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
         mine = ref.round_trips_ms[before:]
         if len(mine) == len(builds):  # every decision answered: the parts pair up
             rest += [t - b - x for t, b, x in zip(mine, builds, exchanges, strict=True)]
+            for same, t, x in zip(again, mine, exchanges, strict=True):
+                split[same][0].append(t)
+                split[same][1].append(x)
         all_builds += builds
         all_exchanges += exchanges
         echo = _echo_floor(list(batches), 1, spin_us)
@@ -149,7 +166,9 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
                          _percentile(floor, 0.5), _percentile(floor, 0.9), sub_s / games, in_s,
                          games, _percentile(floor4, 0.5), tuple(ratios), tuple(ratios4),
                          _percentile(all_builds, 0.5), _percentile(all_exchanges, 0.5),
-                         _percentile(rest, 0.5), _percentile(idle_floor, 0.5))
+                         _percentile(rest, 0.5), _percentile(idle_floor, 0.5),
+                         tuple(split[True][0]), tuple(split[True][1]), tuple(split[False][0]),
+                         tuple(split[False][1]))
 
 
 def _echo_floor(batches: list[tuple[int, bytes]], processes: int,
@@ -232,6 +251,15 @@ def bench_protocol_cmd(
                f" request (the machine's cost of waking a process that slept): median"
                f" {b.idle_echo_median_ms:.3f} ms, ratio"
                f" {b.referee_median_ms / b.idle_echo_median_ms if b.idle_echo_median_ms else 0:.2f}x")
+    for label, trips, parts in (
+            ("to the bot that answered the request before (awake)", b.again_trip_ms,
+             b.again_exchange_ms),
+            ("to a bot woken after other seats' turns (it slept)", b.woken_trip_ms,
+             b.woken_exchange_ms)):
+        if trips:
+            typer.echo(f"requests {label}: {len(trips)}, round trip median"
+                       f" {_percentile(list(trips), 0.5):.3f} ms, written -> answer read median"
+                       f" {_percentile(list(parts), 0.5):.3f} ms")
     typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
     typer.echo(f"one-hand {ruleset.players}-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
                f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")
