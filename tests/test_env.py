@@ -336,3 +336,28 @@ def test_tracker_copy_keeps_the_pack_across_a_new_hand(players: int, decks: int)
     c.reset()
     assert c.decks == decks and bytes(c.hidden) == bytes(PublicTracker(players, decks).hidden)
     assert sum(c.hidden) == 54 * decks
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_tracker_facts_are_each_seats_rotation_and_a_copy_owns_them(players: int) -> None:
+    """Each seat's facts (the vector's known and discards fields) follow the tracker's counts
+    as that seat sees them; a copy's facts follow the copy's counts only."""
+    t = PublicTracker(players, 2)
+    t.picked_up(1, (0, 0, 13))  # seat 1 holds three known cards: two of face 0, one of 13
+    t.discard(players - 1, 5)
+    c = t.copy()
+    c.discard(0, 7)
+    k = 15
+
+    def want(tr: PublicTracker, seat: int) -> bytes:
+        known = b"".join(bytes(tr.known_of((seat + i) % players)) for i in range(1, players))
+        discards = b"".join(bytes(tr.discards_of((seat + i) % players)) for i in range(players))
+        return known + discards
+
+    for seat in range(players):
+        assert t.facts(seat) == want(t, seat) and c.facts(seat) == want(c, seat)
+        assert len(t.facts(seat)) == (2 * players - 1) * k
+    assert sum(t.discards) == 1 and sum(c.discards) == 2  # the copy's discard is its own
+    assert t.facts(0) != c.facts(0)
+    c.reset()
+    assert sum(t.discards) == 1 and t.facts(0) == want(t, 0)

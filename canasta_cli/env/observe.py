@@ -323,8 +323,9 @@ class Encoder:
         row changes (state fields are immutable, so identity tells) and joined in each
         seat's order; the rest of the table (red threes, which rows hold a meld, scores,
         minimums) is kept per table key and remade only when a state field it is read from
-        was replaced.  The tracker keeps each seat's facts (known, discards) as bytes,
-        event by event.  Points that do not fit a byte are written after the conversion."""
+        was replaced.  The tracker's counts are kept event by event, and each seat's facts
+        (known, discards) are views of them.  Points that do not fit a byte are written
+        after the conversion."""
         if _frombuffer is None:
             _load_numpy()
         if tracker._pending is not None:
@@ -347,14 +348,14 @@ class Encoder:
         # unseen = hidden + known[seat] - hand, per kind, as one byte-wise sum: every term
         # and partial sum is a count below 256, and no kind goes below zero (the seat's
         # cards are each hidden or known to be in its hand), so nothing carries or borrows.
-        vec = _frombuffer(b"".join((
+        vec = _frombuffer(b"".join([
             head[id(state.phase)][state.turn_seat], hand, sizes(state.hands),
             piles[2] if table[8] else piles[3], tracker.pile_counts,
             bytes((len(state.stock), state.took_pile, state.asked, perm is True,
                    perm is False, opening if 0 <= opening < 256 else 0)),
             (_from_bytes(tracker.hidden, "little") + tracker.known_ints[seat]
              - _from_bytes(hand, "little")).to_bytes(N_KINDS, "little"),
-            table[5], *rot_sides(self._row_bytes), table[6], tracker.rel[seat])),
+            table[5], *rot_sides(self._row_bytes), table[6], *tracker.rel[seat]]),
             _UINT8).astype(_FLOAT32)
         if not 0 <= opening < 256:
             vec[self._opening_at] = opening

@@ -43,8 +43,9 @@ class PublicTracker:
     * ``known_ints``: per seat, its ``known`` counts read as one little-endian integer (the
       encoder's byte-wise sum for ``unseen``), kept as ``known`` changes;
     * ``rel``: per seat, the vector's last two fields as that seat sees them (the ``known``
-      of the other seats, then every seat's ``discards``, in playing order from it), kept
-      event by event; ``gen`` counts their changes, so a reader knows when to copy them.
+      of the other seats, then every seat's ``discards``, in playing order from it), as
+      four views into ``known`` and ``discards`` (each field is a rotation of the seat-major
+      counts, so two pieces of each): always current, and no event writes them per seat.
 
     Every count is below 256 (a pack has at most 162 cards; a seat discards at most once a
     turn, and a hand has fewer turns than draws and pile takes, each of which moves a
@@ -52,15 +53,13 @@ class PublicTracker:
     """
 
     __slots__ = ("players", "decks", "pack", "known", "known_faces", "discards", "pile", "pile_counts",
-                 "hidden", "known_ints", "rel", "gen", "_known_at", "_discard_at",
-                 "_pending")
+                 "hidden", "known_ints", "rel", "_pending")
 
     def __init__(self, players: int, decks: int) -> None:
         self.players = players
         self.decks = decks
         self.pack = _pack(decks)
         self._pending: tuple[int, tuple[int, ...]] | None = None
-        self.gen = 0
         self.reset()
 
     def reset(self) -> None:
@@ -73,18 +72,15 @@ class PublicTracker:
         self.hidden = bytearray(self.pack)
         self.known_ints = [0] * n
         self._pending = None
-        self._relate([bytearray((2 * n - 1) * N_KINDS) for _ in range(n)])
+        self._relate()
 
-    def _relate(self, rel: list[bytearray]) -> None:
-        """Take ``rel`` as the per-seat facts, with where each seat's known cards and
-        discards sit in every other seat's (``(buffer, offset)`` pairs)."""
-        n, k = self.players, N_KINDS
-        self.rel = rel
-        self._known_at = tuple(tuple((rel[x], ((s - x) % n - 1) * k) for x in range(n) if x != s)
-                               for s in range(n))
-        self._discard_at = tuple(tuple((rel[x], (n - 1 + (s - x) % n) * k) for x in range(n))
-                                 for s in range(n))
-        self.gen += 1
+    def _relate(self) -> None:
+        """Views for ``rel``, over the current ``known`` and ``discards`` (which are then
+        never resized, only written in place, until replaced by a reset or a copy)."""
+        k = N_KINDS
+        known, discards = memoryview(self.known), memoryview(self.discards)
+        self.rel = [(known[(s + 1) * k:], known[:s * k], discards[s * k:], discards[:s * k])
+                    for s in range(self.players)]
 
     def copy(self) -> PublicTracker:
         new = PublicTracker(self.players, self.decks)
@@ -96,8 +92,7 @@ class PublicTracker:
         new.hidden = bytearray(self.hidden)
         new.known_ints = list(self.known_ints)
         new._pending = self._pending
-        new.gen = self.gen
-        new._relate([bytearray(b) for b in self.rel])
+        new._relate()
         return new
 
     def known_of(self, seat: int) -> list[int]:
@@ -109,7 +104,7 @@ class PublicTracker:
     def facts(self, seat: int) -> bytes:
         """The ``known`` of the other seats then every seat's ``discards``, in playing
         order from ``seat`` (the vector's last two fields)."""
-        return bytes(self.rel[seat])
+        return b"".join(self.rel[seat])
 
     # The facts, one method per kind of public event -------------------------------------
     # (cards are ids of any deck, or faces: kinds and faces are read from either)
@@ -127,9 +122,6 @@ class PublicTracker:
             kind = KIND_OF[face]
             self.known[seat * N_KINDS + kind] -= 1
             self.known_ints[seat] -= 1 << (8 * kind)
-            for buf, at in self._known_at[seat]:
-                buf[at + kind] -= 1
-            self.gen += 1
             self.hidden[kind] += 1  # it goes on the table or the pile, counted there
 
     def _flush(self) -> None:
@@ -165,9 +157,6 @@ class PublicTracker:
         self.pile_counts[kind] += 1
         self.hidden[kind] -= 1
         self.discards[seat * N_KINDS + kind] += 1
-        for buf, at in self._discard_at[seat]:
-            buf[at + kind] += 1
-        self.gen += 1
 
     def meld(self, seat: int, faces: tuple[int, ...]) -> None:
         """Settled by the next event: a pile take from the same seat means the meld holds
@@ -197,11 +186,7 @@ class PublicTracker:
             face = f % CARDS_PER_DECK
             known[face] = known.get(face, 0) + 1
             counts[at + KIND_OF[f]] += 1
-        mine = counts[at:at + N_KINDS]
-        self.known_ints[seat] = int.from_bytes(mine, "little")
-        for buf, off in self._known_at[seat]:
-            buf[off:off + N_KINDS] = mine
-        self.gen += 1
+        self.known_ints[seat] = int.from_bytes(counts[at:at + N_KINDS], "little")
         self.pile = []  # the pile became known cards: ``hidden`` does not change
         self.pile_counts = bytearray(N_KINDS)
 
