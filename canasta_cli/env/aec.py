@@ -29,6 +29,7 @@ REWARDS = ("hand", "game")
 
 
 _WHOLE = (int, np.integer)
+_GAME_OVER = Phase.GAME_OVER
 
 
 class IllegalActionError(ValueError):
@@ -85,6 +86,7 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         self._size = self.table.size
         self._moves = self.table.moves
         self._from_state = self.encoder.from_state
+        self._mask = self.table.mask
         self.state_: GameState | None = None
 
     # The PettingZoo API -----------------------------------------------------------------
@@ -130,7 +132,7 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         if state.actor == seat:
             cached = state._legal  # legal_moves' cache, filled by its first call
             legal: Sequence[Move] = cached if cached is not None else legal_moves(state)
-            mask = self.table.mask(legal)
+            mask = self._mask(legal)
         else:
             mask = self._no_mask.copy()
         return {"observation": self._from_state(state, seat, self.tracker),
@@ -175,7 +177,7 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         self.moves_made += 1
         self._cumulative_rewards[agent] = 0.0
         if (self._rewarded or after.results is not state.results
-                or after.phase is Phase.GAME_OVER or self.max_moves is not None):
+                or after.phase is _GAME_OVER or self.max_moves is not None):
             self._settle(state, after, agent)
         else:
             self.agent_selection = self.possible_agents[after.actor]
