@@ -141,3 +141,34 @@ def test_bench_env_slices_play_the_games_one_run_would() -> None:
     assert cut_env.game == whole_env.game
     assert cut_env.env.game_state.events() == whole_env.env.game_state.events()
     assert cut_env.env.moves_made == whole_env.env.moves_made > 0
+
+
+def test_bench_env_parts_prints_each_part() -> None:
+    result = runner.invoke(app, ["bench", "env", "-r", "two-player", "--decisions", "300",
+                                 "--rounds", "1", "--parts"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "where an environment step's time goes" in out and "its own work" in out
+    for label in ("the AEC API", "the observation vector", "the mask:",
+                  "the agent's masked pick", "the public-facts tracker", "the rest"):
+        line = next(x for x in out.splitlines() if x.strip().startswith(label))
+        float(line.split(": ")[-1].split(" us")[0])  # a figure in microseconds
+        assert line.endswith("%)")
+
+
+def test_bench_env_parts_play_the_games_they_stand_for() -> None:
+    """With every part, the stripped loop plays the very decisions of the environment run;
+    without the mask (a pick among legal_moves), those of the bare engine's run."""
+    from canasta_cli.bench.env import EngineRandom, EnvParts, EnvRandom
+    rules = preset("two-player")
+    env, whole = EnvRandom(rules, 5), EnvParts(rules, 5)
+    engine, bare = EngineRandom(rules, 5), EnvParts(rules, 5, mask=False)
+    for run in (env, whole, engine, bare):
+        run.run(1200)
+    assert whole.game == env.game and engine.game == bare.game
+    assert whole.env.game_state.events() == env.env.game_state.events()
+    assert bare.env.game_state.events() == engine.state.events()
+    assert whole.env.game_state.events() != engine.state.events()
+    # The tracker followed the same events (the hand in progress's facts).
+    assert all(whole.env.tracker.facts(s) == env.env.tracker.facts(s) for s in range(2))
+    assert whole.env.tracker.hidden == env.env.tracker.hidden

@@ -84,6 +84,97 @@ class EnvRandom:
         return time.process_time() - start
 
 
+class EnvParts(EnvRandom):
+    """The environment's work per decision without the AEC API (``last``, ``step``: rewards,
+    the next agent), with parts left out, to time each part by difference: the observation
+    vector, the mask, the agent's masked pick (without it: a pick among ``legal_moves``,
+    as the engine's side makes) and the public-facts tracker (without it the observation
+    reads facts that no longer change, at the same cost)."""
+
+    def __init__(self, rules: Ruleset, seed: int, observe: bool = True, mask: bool = True,
+                 pick: bool = True, track: bool = True) -> None:
+        super().__init__(rules, seed)
+        self.observe, self.mask, self.pick, self.track = observe, mask, pick and mask, track
+
+    def run(self, decisions: int) -> float:
+        import numpy as np
+
+        from ..env.public import _HANDLERS
+        rng, env, boolean = self.rng, self.env, np.dtype(np.bool_)
+        encode, make_mask, moves = env.encoder.from_state, env.table.mask, env.table.moves
+        observe, mask, pick, track = self.observe, self.mask, self.pick, self.track
+        obs: dict[str, object] = {}
+        made = 0
+        start = time.process_time()
+        while made < decisions:
+            state = env.game_state
+            if state.is_over:
+                self.game += 1
+                env.reset(seed=self.seed + self.game)
+                continue
+            legal = legal_moves(state)
+            if observe:
+                obs["observation"] = encode(state, state.actor, env.tracker)
+            if mask:
+                obs["action_mask"] = ones = make_mask(legal)
+                if pick:
+                    index = ones.view(boolean).nonzero()[0].tolist()
+            after = apply(state, moves[index[rng.randrange(len(index))]] if pick
+                          else legal[rng.randrange(len(legal))])
+            if track:
+                node, stop = after.log, env._seen_log
+                if node is not stop and node is not None:
+                    if node[0] is stop:
+                        handler = _HANDLERS.get(type(node[1]))
+                        if handler is not None:
+                            handler(env.tracker, node[1])
+                        elif env.tracker._pending is not None:
+                            env.tracker.settle()
+                    else:
+                        env._track(node, stop)
+                    env._seen_log = node
+            env.state_ = after
+            made += 1
+        return time.process_time() - start
+
+
+# What ``--parts`` runs (interleaved in slices), and how each part is the difference of two.
+PART_RUNS: dict[str, dict[str, bool]] = {
+    "whole": {}, "no observation": {"observe": False}, "no mask": {"mask": False},
+    "mask, no pick": {"pick": False}, "no tracker": {"track": False}}
+PARTS = (("the observation vector", "whole", "no observation"),
+         ("the mask", "mask, no pick", "no mask"),
+         ("the agent's masked pick (numpy's nonzero)", "whole", "mask, no pick"),
+         ("the public-facts tracker (the move's events)", "whole", "no tracker"))
+
+
+def bench_parts(rules: Ruleset, decisions: int, rounds: int, seed: int,
+                echo: Callable[[str], None]) -> dict[str, float]:
+    """Microseconds per decision of the engine, the environment and each of its parts (see
+    ``EnvParts``), every run taking turns a slice at a time, over ``rounds`` rounds."""
+    runs: dict[str, EngineRandom | EnvRandom] = {}
+    spent: dict[str, float] = {}
+    for r in range(rounds):
+        runs = {"engine": EngineRandom(rules, seed + r), "environment": EnvRandom(rules, seed + r),
+                **{name: EnvParts(rules, seed + r, **kw) for name, kw in PART_RUNS.items()}}
+        done = 0
+        while done < decisions:
+            k = min(SLICE, decisions - done)
+            for name, run in runs.items():
+                spent[name] = spent.get(name, 0.0) + run.run(k)
+            done += k
+    us = {name: 1e6 * t / (decisions * rounds) for name, t in spent.items()}
+    own = us["environment"] - us["engine"]
+    echo(f"engine (legal_moves, a pick, apply): {us['engine']:.1f} us a decision; environment"
+         f" {us['environment']:.1f} us; its own work {own:.1f} us:")
+    parts = {"the AEC API (last, step: rewards, the next agent)": us["environment"] - us["whole"]}
+    parts.update((label, us[a] - us[b]) for label, a, b in PARTS)
+    parts["the rest (the difference's noise, and the loop)"] = own - sum(parts.values())
+    for label, value in parts.items():
+        echo(f"  {label}: {value:.1f} us ({100 * value / own if own else 0:.0f}%)")
+    return us
+
+
 # Decisions per slice: both sides take turns a slice at a time within a round, so that a
 # change of the machine's load hits both alike.
 SLICE = 500
@@ -124,6 +215,9 @@ def register(bench_app: typer.Typer) -> None:
                                             " alternating slices of 500 decisions).",
                                             min=1, max=100)] = 5,
         seed: int = 0,
+        parts: Annotated[bool, typer.Option(
+            "--parts", help="Also time each part of an environment step (observation, mask,"
+            " pick, tracker, the AEC API) by leaving it out, interleaved.")] = False,
     ) -> None:
         """Masked random play through the PettingZoo environment (observation vector and
         mask at every step) against the bare engine's random play: rounds of alternating
@@ -143,4 +237,8 @@ def register(bench_app: typer.Typer) -> None:
         ratios = [r.ratio for r in done]
         typer.echo(f"env/engine: median {statistics.median(ratios):.2f}, min {min(ratios):.2f},"
                    f" max {max(ratios):.2f} over {len(done)} rounds")
+        if parts:
+            typer.echo("where an environment step's time goes (each part: the difference of"
+                       " two runs, one without it):")
+            bench_parts(ruleset, decisions, rounds, seed, typer.echo)
         typer.echo(f"load average at end: {os.getloadavg()[0]:.2f}")
