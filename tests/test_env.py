@@ -361,3 +361,35 @@ def test_tracker_facts_are_each_seats_rotation_and_a_copy_owns_them(players: int
     assert t.facts(0) != c.facts(0)
     c.reset()
     assert sum(t.discards) == 1 and t.facts(0) == want(t, 0)
+
+
+def test_a_deep_copy_of_the_environment_plays_on_alike_and_apart() -> None:
+    """``copy.deepcopy(env)`` mid-game (a lookahead's usual tool) gives an environment that
+    observes and plays exactly as the original would, without touching it; the tracker also
+    survives pickling with the same facts."""
+    import copy
+    import pickle
+    env = aec_env("six-player-pairs")
+    env.reset(seed=8)
+    rng = random.Random(8)
+
+    def play(e: Any, steps: int, r: random.Random) -> list[list[float]]:
+        seen = []
+        for _ in range(steps):
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                break
+            seen.append(obs["observation"].tolist())
+            e.step(int(r.choice(np.flatnonzero(obs["action_mask"]).tolist())))
+        return seen
+
+    play(env, 150, rng)
+    twin = copy.deepcopy(env)
+    before = env.last()[0]["observation"].tolist()
+    assert twin.last()[0]["observation"].tolist() == before
+    ours = play(twin, 150, random.Random(1))
+    assert env.last()[0]["observation"].tolist() == before  # the original did not move
+    assert play(env, 150, random.Random(1)) == ours
+    back = pickle.loads(pickle.dumps(env.tracker))
+    assert all(back.facts(s) == env.tracker.facts(s) for s in range(6))
+    assert back.hidden == env.tracker.hidden and back.known_ints == env.tracker.known_ints

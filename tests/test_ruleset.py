@@ -64,3 +64,14 @@ def test_impossible_rulesets_are_refused() -> None:
 def test_ruleset_round_trips_through_a_dict() -> None:
     r = PRESETS["pagat"].with_options(target=3000)
     assert Ruleset.from_dict(r.to_dict()) == r
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_ruleset_pickles_and_copies_as_itself(name: str) -> None:
+    """On both builds (a frozen class compiled by mypyc cannot be filled in field by field,
+    which is how pickle and copy make objects by default)."""
+    import copy
+    import pickle
+    rules = PRESETS[name].with_options(target=7000, max_hands=3)
+    for back in (pickle.loads(pickle.dumps(rules)), copy.deepcopy(rules), copy.copy(rules)):
+        assert back == rules and hash(back) == hash(rules) and back.to_dict() == rules.to_dict()

@@ -132,6 +132,11 @@ class Ruleset:
             )
         return dataclasses.replace(self, **options)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied through the constructor: the default way fills a new object in
+        field by field, which a frozen class compiled by mypyc refuses."""
+        return (Ruleset, tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+
     def to_dict(self) -> dict[str, Any]:
         """Every option; ``cutthroat`` and ``three_partnerships`` only when on, so that records
         and messages of the other games stay exactly as they were before the options existed."""

@@ -9,6 +9,7 @@ docs/ML.md documents the spaces, rewards and options.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +31,8 @@ REWARDS = ("hand", "game")
 
 _WHOLE = (int, np.integer)
 _GAME_OVER = Phase.GAME_OVER
+# What a deep copy of the environment shares with it: immutable, or read-only tables.
+_SHARED_ON_COPY = frozenset({"state_", "_seen_log", "rules", "table", "_moves", "_mask", "_index"})
 
 
 class IllegalActionError(ValueError):
@@ -235,6 +238,29 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         pass
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CanastaEnv:
+        """An environment that plays on apart from this one (a lookahead's usual tool).  Game
+        states are never changed once made (``apply`` makes new ones), so the copy shares the
+        current state, its event log and the read-only tables; the public-facts tracker and
+        the per-agent bookkeeping are copied, and the copy's encoder starts with empty
+        caches.  (Copying the state itself would also fail in the compiled build, whose
+        engine classes cannot be copied field by field.)"""
+        new = CanastaEnv.__new__(CanastaEnv)
+        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            if name in _SHARED_ON_COPY:
+                new.__dict__[name] = value
+            elif name == "encoder":
+                new.encoder = Encoder(self.rules)
+            elif name == "_from_state":
+                continue  # bound to the copy's encoder below
+            elif name == "tracker":
+                new.tracker = value.copy()
+            else:
+                new.__dict__[name] = copy.deepcopy(value, memo)
+        new._from_state = new.encoder.from_state
+        return new
 
     # Helpers ------------------------------------------------------------------------------
 

@@ -82,6 +82,12 @@ class PublicTracker:
         self.rel = [(known[(s + 1) * k:], known[:s * k], discards[s * k:], discards[:s * k])
                     for s in range(self.players)]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """For ``copy.deepcopy`` and pickle: the counts, from which ``rel``'s views are made
+        again (views cannot be copied or pickled)."""
+        return (_rebuilt, (self.players, self.decks,
+                           {name: getattr(self, name) for name in _COUNTS}))
+
     def copy(self) -> PublicTracker:
         new = PublicTracker(self.players, self.decks)
         new.known = bytearray(self.known)
@@ -247,6 +253,20 @@ class PublicTracker:
             self._flush()
 
 
+
+
+# What a tracker holds besides its size and ``rel`` (the views of ``known`` and ``discards``).
+_COUNTS = ("known", "known_faces", "discards", "pile", "pile_counts", "hidden", "known_ints",
+           "_pending")
+
+
+def _rebuilt(players: int, decks: int, counts: dict[str, Any]) -> PublicTracker:
+    """A tracker with these counts (``PublicTracker.__reduce__``)."""
+    t = PublicTracker(players, decks)
+    for name, value in counts.items():
+        setattr(t, name, value)
+    t._relate()
+    return t
 
 
 @lru_cache(maxsize=8)
