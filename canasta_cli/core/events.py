@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import KIND_TEXT, TEXT_OF
+from .pickling import by_fields
 
 
 def _t(cards: tuple[int, ...]) -> list[str]:
@@ -26,6 +27,9 @@ def _t(cards: tuple[int, ...]) -> list[str]:
 class Event:
     def full(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
 
     def view(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may see; default: the event is public."""

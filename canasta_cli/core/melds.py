@@ -7,6 +7,7 @@ from operator import add
 from typing import Any, Final
 
 from .cards import KIND_OF, KIND_TEXT, N_KINDS, TEXT_OF, VALUE_OF
+from .pickling import by_fields
 
 
 @dataclass(init=False, slots=True, unsafe_hash=True)
@@ -40,6 +41,9 @@ class MeldState:
         self.concealed = concealed
         self._json = None
         self._wire = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
 
     @property
     def size(self) -> int:
@@ -103,6 +107,9 @@ class RowInfo:
         self.b3_melded = b3_melded
         self.melded = melded
         self.tot = tot
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
 
 
 def row_info(row: tuple[MeldState | None, ...]) -> RowInfo:

@@ -7,12 +7,17 @@ to is chosen by the engine (see ``engine._pick_one``), because suits never matte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
+
+from .pickling import by_fields
 
 
 @dataclass(frozen=True, slots=True)
 class Draw:
     """Draw from the stock (the ruleset says how many cards)."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +32,9 @@ class TakePile:
     deuces: int = 0
     jokers: int = 0
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Meld:
@@ -37,6 +45,9 @@ class Meld:
     deuces: int = 0
     jokers: int = 0
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Add:
@@ -45,15 +56,24 @@ class Add:
     rank: int
     kind: int
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Discard:
     kind: int
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Ask:
     """Ask the partner "may I go out?"."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +82,17 @@ class Answer:
 
     yes: bool
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
+
 
 @dataclass(frozen=True, slots=True)
 class EndHand:
     """End the hand: decline an optional pile with no stock left, or finish melding after a
     last-card red three when the ruleset forbids the discard."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
 
 
 Move = Draw | TakePile | Meld | Add | Discard | Ask | Answer | EndHand

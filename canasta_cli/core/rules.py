@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .errors import CanastaError
+from .pickling import by_fields
 
 UpcardCover = Literal["any_three_or_wild", "red_three_or_wild"]
 Red3Timing = Literal["after_deal", "first_turn"]
@@ -133,9 +134,7 @@ class Ruleset:
         return dataclasses.replace(self, **options)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled and copied through the constructor: the default way fills a new object in
-        field by field, which a frozen class compiled by mypyc refuses."""
-        return (Ruleset, tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+        return by_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Every option; ``cutthroat`` and ``three_partnerships`` only when on, so that records

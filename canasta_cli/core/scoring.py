@@ -7,6 +7,7 @@ from typing import Any
 
 from .cards import VALUE_OF
 from .melds import MeldState
+from .pickling import by_fields
 from .reasons import HandEnd
 from .rules import Ruleset
 
@@ -26,6 +27,9 @@ class SideScore:
     hand_penalty: int
     total: int
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
+
     def to_json(self) -> dict[str, Any]:
         return {"side": self.side, "melds": self.meld_points,
                 "natural_canastas": self.natural_canastas, "mixed_canastas": self.mixed_canastas,
@@ -42,6 +46,9 @@ class HandResult:
     went_out: int | None
     concealed: bool
     sides: tuple[SideScore, ...]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return by_fields(self)
 
     @property
     def totals(self) -> tuple[int, ...]:

@@ -237,6 +237,12 @@ class GameState:
         new._legal = None
         return new
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) as its fields, with the event log as a list: as a cons
+        list it is as deep as the hand is long, past pickle's recursion limit.  The views
+        cache is left out (the copy starts its own)."""
+        return (_unpickled, ({name: getattr(self, name) for name in _PICKLED}, self.events()))
+
     def replace(self, **changes: Any) -> GameState:
         """A copy with these fields changed and the derived counts rebuilt: how puzzles,
         benchmarks and tests set up a position (``state.replace(hands=..., stock=...)``)."""
@@ -295,6 +301,21 @@ class GameState:
 
 
 _SETTABLE = frozenset(name for name, _ in FIELDS) - {"hc", "minfo", "minimums", "views"}
+_PICKLED = tuple(name for name, _ in FIELDS if name not in ("log", "views"))
+
+
+def _unpickled(fields: dict[str, Any], events: list[Event]) -> GameState:
+    """The state ``GameState.__reduce__`` describes."""
+    state = GameState.__new__(GameState)
+    for name, value in fields.items():
+        setattr(state, name, value)
+    log: tuple[Any, ...] | None = None
+    for event in events:
+        log = (log, event)
+    state.log = log
+    state.views = {}
+    state._legal = None
+    return state
 
 __all__ = ["EMPTY_MELDS", "EMPTY_ROW_INFO", "FIELDS", "GameState", "MeldState", "Phase", "RowInfo",
            "kind_counts", "row_info", "with_meld"]
