@@ -98,8 +98,6 @@ class EnvParts(EnvRandom):
 
     def run(self, decisions: int) -> float:
         import numpy as np
-
-        from ..env.public import _HANDLERS
         rng, env, boolean = self.rng, self.env, np.dtype(np.bool_)
         encode, make_mask, moves = env.encoder.from_state, env.table.mask, env.table.moves
         observe, mask, pick, track = self.observe, self.mask, self.pick, self.track
@@ -122,17 +120,7 @@ class EnvParts(EnvRandom):
             after = apply(state, moves[index[rng.randrange(len(index))]] if pick
                           else legal[rng.randrange(len(legal))])
             if track:
-                node, stop = after.log, env._seen_log
-                if node is not stop and node is not None:
-                    if node[0] is stop:
-                        handler = _HANDLERS.get(type(node[1]))
-                        if handler is not None:
-                            handler(env.tracker, node[1])
-                        elif env.tracker._pending is not None:
-                            env.tracker.settle()
-                    else:
-                        env._track(node, stop)
-                    env._seen_log = node
+                env._follow(after)
             env.state_ = after
             made += 1
         return time.process_time() - start

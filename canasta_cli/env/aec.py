@@ -164,8 +164,20 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             raise IllegalActionError(f"action {action} ({self.table.text(action)}) is not"
                                      f" legal for {agent} now: {exc.reason}") from None
         self.state_ = after
-        # The tracker reads the events of this move (the log is a cons list, newest first):
-        # most moves log one.
+        self._follow(after)
+        self.moves_made += 1
+        self._cumulative_rewards[agent] = 0.0
+        if (self._rewarded or after.results is not state.results
+                or after.phase is _GAME_OVER or self.max_moves is not None):
+            self._settle(state, after, agent)
+        else:
+            self.agent_selection = self.possible_agents[after.actor]
+        if self.render_mode == "human":
+            self.render()
+
+    def _follow(self, after: GameState) -> None:
+        """Feed the tracker the events of the move that made ``after`` (the log is a cons
+        list, newest first): most moves log one."""
         node, stop = after.log, self._seen_log
         if node is not stop and node is not None:
             if node[0] is stop:
@@ -177,15 +189,6 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             else:
                 self._track(node, stop)
             self._seen_log = node
-        self.moves_made += 1
-        self._cumulative_rewards[agent] = 0.0
-        if (self._rewarded or after.results is not state.results
-                or after.phase is _GAME_OVER or self.max_moves is not None):
-            self._settle(state, after, agent)
-        else:
-            self.agent_selection = self.possible_agents[after.actor]
-        if self.render_mode == "human":
-            self.render()
 
     def _track(self, node: Any, stop: Any) -> None:
         """Feed the tracker the events logged after ``stop`` up to ``node``, oldest first."""
