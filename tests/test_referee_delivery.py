@@ -158,3 +158,23 @@ def test_a_transcript_passes_the_flush_and_the_hook_to_the_bot(tmp_path: Path) -
     assert inner.while_waiting is not None  # set through the transcript
     ref.close()
     assert inner.while_waiting is None
+
+
+def test_the_request_text_of_interleaved_games_is_each_ones_own() -> None:
+    """The observation's table text is kept for the state fields it was made from: states of
+    several games in turn (as concurrent referees in threads ask), new games whose tables are
+    alike, and a finished game each get their own."""
+    rng = random.Random(3)
+    games = [new_game(PRESETS[name].with_options(max_hands=1), seed=s)
+             for name, s in (("classic", 1), ("classic", 2), ("pagat", 1),
+                             ("three-player-cutthroat", 4))]
+    checked = 0
+    while any(not g.is_over for g in games):
+        for i, st in enumerate(games):
+            for seat in range(st.rules.players):
+                assert observation_wire(st, seat) == _dumps(observation(st, seat, False))
+                checked += 1
+            if not st.is_over:
+                moves = legal_moves(st)
+                games[i] = apply(st, moves[rng.randrange(len(moves))])
+    assert checked > 1000 and all(g.is_over for g in games)

@@ -320,31 +320,31 @@ def observation_wire(state: GameState, seat: int) -> str:
     """``_dumps(observation(state, seat, history=False))``, byte for byte, written straight
     from the state: the request to act is the referee's hot path, and most of an observation
     (hands, melds, names) is the same text as at the seat's last turn."""
+    global _TABLE_TEXT
     rules = state.rules
     row = state.team[seat]
     top = state.pile[-1] if state.pile else None
     permission = state.permission
-    sides = range(rules.sides)
-    melds = ",".join("[" + ",".join([_meld_text(m) for m in r if m is not None]) + "]"
-                     for r in state.melds)
-    # Kept in the state for the hand being played; recomputed once the game is over.
-    minimums = state.minimums if state.phase is not Phase.GAME_OVER else [
-        rules.initial_minimum(s) for s in state.scores]
-    side_melded = [state.side_has_melded(state.team[s] if rules.cutthroat else s) for s in sides]
+    table = _TABLE_TEXT  # one read: fields and texts that belong together, whatever the thread
+    if not (table[0] is state.melds and table[1] is state.red3 and table[2] is state.scores
+            and table[3] is state.minfo and table[4] is state.team
+            and table[5] is (state.phase is Phase.GAME_OVER) and table[6] is state.minimums
+            and table[7] is rules):
+        table = _TABLE_TEXT = _table_text(state)
     text = (
         f'{{"seat":{seat},"side":{rules.side_of(seat)},"players":{rules.players},'
         f'"rules":{_json_text(rules.name)},"hand_no":{state.hand_no},"dealer":{state.dealer},'
         f'"phase":{_PHASE_TEXT[state.phase]},"to_act":{state.actor},"turn_seat":{state.turn_seat},'
         f'"hand":{_cards_text(state.hands[seat])},'
-        f'"hand_counts":[{_ints(map(len, state.hands))}],"melds":[{melds}],'
-        f'"red_threes":[{",".join([_red_text(r) for r in state.red3])}],'
+        f'"hand_counts":[{_ints(map(len, state.hands))}],"melds":[{table[8]}],'
+        f'"red_threes":[{table[9]}],'
         f'"pile_top":{"null" if top is None else chr(34) + TEXT_OF[top] + chr(34)},'
         f'"pile_size":{len(state.pile)},"pile_frozen":{_JSON_BOOL[state.pile_frozen]},'
         f'"pile_frozen_for_me":{_JSON_BOOL[frozen_against(state, row)]},'
         f'"pile_stopped":{_JSON_BOOL[top is not None and KIND_OF[top] in _STOPPERS]},'
-        f'"stock_size":{len(state.stock)},"scores":[{_ints(state.scores)}],'
-        f'"minimums":[{_ints(minimums)}],'
-        f'"side_melded":[{",".join([_JSON_BOOL[m] for m in side_melded])}],'
+        f'"stock_size":{len(state.stock)},"scores":[{table[10]}],'
+        f'"minimums":[{table[11]}],'
+        f'"side_melded":[{table[12]}],'
         f'"turn":{{"took_pile":{_JSON_BOOL[state.took_pile]},'
         f'"opening_total":{state.opening_total},"asked":{_JSON_BOOL[state.asked]},'
         f'"permission":{"null" if permission is None else _JSON_BOOL[permission]}}}'
@@ -357,6 +357,27 @@ def observation_wire(state: GameState, seat: int) -> str:
         reason = "null" if state.game_end_reason is None else _json_text(state.game_end_reason)
         text += f',"winner":{winner},"end_reason":{reason}'
     return text + "}"
+
+
+def _table_text(state: GameState) -> tuple[Any, ...]:
+    """The observation's table parts as JSON text (melds, red threes, scores, minimums, which
+    rows hold a meld), with the state fields they are read from: most requests in a row
+    (every seat's, and a turn's decisions) find the table unchanged."""
+    rules = state.rules
+    melds = ",".join("[" + ",".join([_meld_text(m) for m in r if m is not None]) + "]"
+                     for r in state.melds)
+    # Kept in the state for the hand being played; recomputed once the game is over.
+    minimums = state.minimums if state.phase is not Phase.GAME_OVER else [
+        rules.initial_minimum(s) for s in state.scores]
+    side_melded = [state.side_has_melded(state.team[s] if rules.cutthroat else s)
+                   for s in range(rules.sides)]
+    return (state.melds, state.red3, state.scores, state.minfo, state.team,
+            state.phase is Phase.GAME_OVER, state.minimums, rules, melds,
+            ",".join([_red_text(r) for r in state.red3]), _ints(state.scores), _ints(minimums),
+            ",".join([_JSON_BOOL[m] for m in side_melded]))
+
+
+_TABLE_TEXT: tuple[Any, ...] = (None,) * 13
 
 
 def _red_text(cards: tuple[int, ...]) -> str:
