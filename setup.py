@@ -17,13 +17,9 @@ SHIPPED = {"bots": ("*.py", "*.js", "*.md"),
            "protocol": ("README.md", "schema/*.json", "examples/**/*.json*",
                         "transcripts/*")}
 sys.path.insert(0, str(ROOT / "build_backend"))
-from canasta_build import compile_requested  # noqa: E402
+from canasta_build import compile_requested, compiled_sources  # noqa: E402
 
-# The rules core, the search player's rollouts and the environment's per-step code (encoder,
-# action table, public facts): the code every game, rollout and training step runs.
-COMPILED = [*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "canasta_cli" / "core").glob("*.py")),
-            "canasta_cli/players/search.py", "canasta_cli/env/actions.py",
-            "canasta_cli/env/observe.py", "canasta_cli/env/public.py"]
+COMPILED = compiled_sources(ROOT)  # what is compiled, and why: build_backend/canasta_build.py
 
 
 class BuildWithData(build_py):

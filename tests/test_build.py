@@ -52,3 +52,17 @@ def test_only_a_compiled_build_requires_mypy(flag: str, asks_mypy: bool,
     requires = backend.get_requires_for_build_wheel(None)
     assert any(r.startswith("mypy==") for r in requires) is asks_mypy
     assert "_CANASTA_BUILD_ASKING_REQUIREMENTS" not in os.environ
+
+
+def test_the_build_runs_every_module_it_lists_compiled_or_none() -> None:
+    """The compiled build loads each module the backend lists from an extension module (a
+    module that fell out of the build would run pure, slower, and say nothing); the pure
+    build loads every one of them from its source."""
+    sources = _backend().compiled_sources(ROOT)
+    assert "canasta_cli/protocol/messages.py" in sources and "canasta_cli/core/engine.py" in sources
+    build = engine_build()
+    for source in sources:
+        module = importlib.import_module(source.removesuffix(".py").removesuffix("/__init__")
+                                         .replace("/", "."))
+        assert module.__file__ is not None
+        assert module.__file__.endswith(".py") is (build == "pure"), (source, module.__file__)
