@@ -54,7 +54,7 @@ def test_only_a_compiled_build_requires_mypy(flag: str, asks_mypy: bool,
     assert "_CANASTA_BUILD_ASKING_REQUIREMENTS" not in os.environ
 
 
-def test_the_build_runs_every_module_it_lists_compiled_or_none() -> None:
+def test_every_listed_module_runs_compiled_in_the_compiled_build_and_pure_in_the_other() -> None:
     """The compiled build loads each module the backend lists from an extension module (a
     module that fell out of the build would run pure, slower, and say nothing); the pure
     build loads every one of them from its source."""
