@@ -1,7 +1,9 @@
 """A deterministic bot (it always plays the first listed move) that holds games back at a gate:
-``gated.py DIR``.  Each game it joins takes a ticket in DIR; a game whose ticket is past
-DIR/limit waits, before it starts, until DIR/open exists.  So a test knows that a run cannot
-finish before it opens the gate, however fast or slow the machine is."""
+``gated.py DIR``.  A game whose number (``game_start``'s ``game``) is past the number in
+DIR/limit waits, before it starts, until DIR/open exists, and marks that it does with a file
+DIR/held-GAME-SEAT.  The gate goes by game number, not by the order in which bots reach it, so
+which games are held does not depend on how the machine schedules the bots: a test knows
+exactly which games a run can finish before it opens the gate."""
 
 import json
 import os
@@ -11,21 +13,11 @@ import time
 GATE = sys.argv[1]
 
 
-def ticket() -> int:
-    n = 0
-    while True:
-        n += 1
-        try:
-            os.close(os.open(os.path.join(GATE, f"ticket-{n}"), os.O_CREAT | os.O_EXCL))
-            return n
-        except FileExistsError:
-            continue
-
-
-def wait_at_the_gate() -> None:
+def wait_at_the_gate(game: int, seat: int) -> None:
     with open(os.path.join(GATE, "limit")) as f:
         limit = int(f.read())
-    if ticket() > limit:
+    if game > limit and not os.path.exists(os.path.join(GATE, "open")):
+        os.close(os.open(os.path.join(GATE, f"held-{game}-{seat}"), os.O_CREAT | os.O_WRONLY))
         while not os.path.exists(os.path.join(GATE, "open")):
             time.sleep(0.05)
 
@@ -37,7 +29,7 @@ def main() -> None:
         if kind == "hello":
             print(json.dumps({"type": "ready", "protocol": "canasta/1"}), flush=True)
         elif kind == "game_start":
-            wait_at_the_gate()
+            wait_at_the_gate(int(msg["game"]), int(msg["seat"]))
         elif kind == "act":
             print(json.dumps({"type": "move", "id": msg["id"], "index": 0}), flush=True)
         elif kind == "bye":
