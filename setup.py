@@ -49,7 +49,8 @@ class BuildExtSideBySide(build_ext):
     def build_extension(self, ext: Any) -> None:
         compiler = self.compiler
         one_by_one = compiler.compile
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        jobs = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                else os.cpu_count() or 1)  # the cores this process may use (macOS: all)
 
         def side_by_side(sources: list[str], *args: Any, **kwargs: Any) -> list[str]:
             if jobs < 2 or len(sources) < 2:
