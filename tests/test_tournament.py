@@ -165,12 +165,16 @@ def test_killed_cli_run_resumes_to_the_same_result(tmp_path: Path) -> None:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     games = tmp_path / "cut" / "games.jsonl"
+
+    def held_games() -> set[str]:
+        return {p.name.split("-")[1] for p in gate.glob("held-*")}
+
     try:
         deadline = time.monotonic() + 300  # a hang guard only
         # Games 5 and 6 at the gate (each held by its bot seat asked first: a seat reads
         # game_start with its first request).
         while not (games.exists() and len(games.read_text().splitlines()) >= 4
-                   and {p.name.split("-")[1] for p in gate.glob("held-*")} == {"5", "6"}):
+                   and held_games() == {"5", "6"}):
             assert proc.poll() is None and time.monotonic() < deadline, (
                 f"the run stopped early or hung: {sorted(p.name for p in gate.iterdir())},"
                 f" {len(games.read_text().splitlines()) if games.exists() else 0} rows")
@@ -178,7 +182,7 @@ def test_killed_cli_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    assert {p.name.split("-")[1] for p in gate.glob("held-*")} == {"5", "6"}
+    assert held_games() == {"5", "6"}
     rows = [json.loads(line) for line in games.read_text().splitlines()]
     assert sorted(r["index"] for r in rows) == [0, 1, 2, 3]
     (gate / "open").touch()
