@@ -189,7 +189,7 @@ def test_bench_referee_prints_interleaved_rounds_and_the_median() -> None:
 
 
 def test_bench_protocol_times_the_example_bot_against_the_echo() -> None:
-    result = CliRunner().invoke(app, ["bench", "protocol", "--games", "2"])
+    result = CliRunner().invoke(app, ["bench", "protocol", "--games", "2", "--inside", "1"])
     assert result.exit_code == 0, result.output
     out = result.output
     decisions = int(out.split("decisions measured: ")[1].split()[0])
@@ -203,6 +203,17 @@ def test_bench_protocol_times_the_example_bot_against_the_echo() -> None:
               for kind in ("to the bot that answered the request before",
                            "to a bot woken after other seats' turns")]
     assert min(counts) > 0 and sum(counts) == decisions
+    # The example bot's own clock splits each exchange: every part is there, none negative,
+    # and the bot's readings and the referee's never contradict each other (one clock).
+    inside = out.split("inside the bot (1 more games")[1]
+    for kind in ("awake", "woken"):
+        line = inside.split(f"  {kind}, ")[1].splitlines()[0]
+        assert int(line.split()[0]) > 0
+        labels = ("first line read ", "queued events ", "answer written) ", "the referee ",
+                  "the exchange ")
+        parts = [float(line.split(label)[1].split()[0]) for label in labels]
+        assert all(p >= 0 for p in parts) and parts[4] > 0
+    assert "exchanges whose clock readings were out of order: 0" in inside
     assert "one-hand 4-player game: subprocess bots" in out
 
 

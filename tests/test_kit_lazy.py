@@ -154,3 +154,25 @@ def test_events_are_kept_unparsed_until_the_table_is_read() -> None:
     assert len(table._unread) == 1  # a new hand: the last one's events are dropped
     table.note_line('{"type":"event","game":1,"event":{"type":"upcard","card":"9h"}}\n')
     assert table.facts({"seat": 0, "hand": []})["pile"] == ["9h"]
+
+
+def test_the_timed_bot_plays_as_the_bot_and_stamps_every_answer_in_order() -> None:
+    """``bench protocol``'s clocked wrapper: the same answers as the kit without it, and one
+    row per request (its id, then first line read <= request read <= answer written)."""
+    from canasta_cli.bench.timed_bot import Clocked
+
+    lines = game_lines("classic", frozenset())
+    acts = [json.loads(line)["id"] for line in lines if line.startswith('{"type":"act",')]
+
+    def choose(observation: dict[str, Any], moves: list[dict[str, Any]]) -> int:
+        return len(moves) // 2
+
+    plain = io.StringIO()
+    canasta_kit.run(choose, stdin=io.StringIO("".join(lines)), stdout=plain)
+    clocked_out = io.StringIO()
+    clocked = Clocked(io.StringIO("".join(lines)), clocked_out)
+    canasta_kit.run(choose, stdin=clocked, stdout=clocked)  # type: ignore[arg-type]
+    assert clocked_out.getvalue() == plain.getvalue()
+    assert plain.getvalue().count('"type":"move"') == len(acts)
+    assert [row[0] for row in clocked.times] == acts
+    assert all(0 < first <= read <= answered for _, first, read, answered in clocked.times)

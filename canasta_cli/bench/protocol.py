@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import statistics
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,7 +22,9 @@ from ..protocol.messages import ActRequest, encode
 from ..referee import Referee
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Message, Seat
-from .example_bot import BotOpt, bench_bot
+from ..seats.subprocess_seat import STDERR_TAIL
+from .example_bot import BotOpt, bench_bot, bots_dir
+from .timed_bot import MARK
 
 ECHO_BOT = ("import sys, json\n"
             "for line in sys.stdin:\n"
@@ -171,6 +176,89 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
                          tuple(split[False][1]))
 
 
+@dataclass(frozen=True)
+class InsideSplit:
+    """One kind of request (to the bot that answered the one before, or to a bot woken after
+    others' turns): how many, and the medians (ms) of the exchange's four parts as the bot's
+    clock and the referee's split it."""
+
+    requests: int
+    wake_ms: float  # the seat asked (its bytes written) -> the first line the bot read
+    events_ms: float  # the first line read -> the request's line read: the queued events
+    work_ms: float  # the request read -> the answer written: the kit and choose
+    back_ms: float  # the answer written -> the referee holds it
+    exchange_ms: float  # the whole: written -> answer held
+
+
+def bench_inside(games: int, seed: int = 0, spin_us: int = 300,
+                 rules: Ruleset = CLASSIC) -> tuple[InsideSplit, InsideSplit, int]:
+    """Games of the example bot timing itself (``timed_bot.py``: the same play, a clock read
+    per line), each exchange split by the bot's and the referee's readings of the one
+    monotonic clock.  Returns the splits for awake and woken bots, and how many exchanges
+    had their parts out of order (0 unless the two clocks differ)."""
+    sent: dict[int, tuple[int, int, bool]] = {}
+    last = [-1]
+
+    class Stamped(SubprocessSeat):
+        def act(self, request: ActRequest, timeout: float) -> Message:
+            encode(request)  # its bytes made first: the exchange is timed as in the bench
+            same, last[0] = request.seat == last[0], request.seat
+            t = time.monotonic_ns()
+            try:
+                return super().act(request, timeout)
+            finally:
+                sent[request.id] = (t, time.monotonic_ns(), same)
+
+    timed = str(Path(__file__).with_name("timed_bot.py"))
+    bot = [sys.executable, timed, str(bots_dir() / "random_bot.py")]
+    rules = rules.with_options(max_hands=1)
+    seats = [Stamped(bot, name=f"timed{i}", spin_us=spin_us) for i in range(rules.players)]
+    ref = Referee(list(seats), rules)
+    ref.start()
+    try:
+        for g in range(games):
+            last[0] = -1
+            ref.play(g + 1, seed=seed + g)
+    finally:
+        ref.close()
+    parts: dict[bool, list[tuple[float, ...]]] = {True: [], False: []}
+    disorder = 0
+    for seat in seats:
+        for line in seat.stderr_tail(STDERR_TAIL).splitlines():
+            for rid, first, read, answered in _kit_times(line):
+                if rid not in sent:
+                    continue
+                t, held, same = sent[rid]
+                # News sent before the request (while another bot thought) may have been read
+                # before it was written: the wake-up then counts from the write to the request.
+                first = max(first, t) if first < t <= read else first
+                stamps = (t, first, read, answered, held)
+                if any(b < a for a, b in pairwise(stamps)):
+                    disorder += 1
+                    continue
+                parts[same].append(tuple((b - a) / 1e6 for a, b in pairwise(stamps))
+                                   + ((held - t) / 1e6,))
+    splits = tuple(InsideSplit(len(rows), *(_percentile([r[k] for r in rows], 0.5)
+                                            for k in range(5)))
+                   for rows in (parts[True], parts[False]))
+    return splits[0], splits[1], disorder
+
+
+def _kit_times(line: str) -> list[tuple[int, int, int, int]]:
+    """The timed bot's stamps from its stderr line (none from any other line, or from one
+    cut short)."""
+    if not line.startswith(MARK):
+        return []
+    try:
+        rows = json.loads(line[len(MARK):])
+    except ValueError:
+        return []
+    if not isinstance(rows, list):
+        return []
+    return [tuple(r) for r in rows
+            if isinstance(r, list) and len(r) == 4 and all(type(x) is int for x in r)]
+
+
 def _echo_floor(batches: list[tuple[int, bytes]], processes: int,
                 spin_us: int = 300, idles: list[float] | None = None) -> list[float]:
     """Round trips of the captured request batches through bare echo processes: one process
@@ -224,6 +312,10 @@ def bench_protocol_cmd(
     spin_us: Annotated[int, typer.Option(
         help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
     rules: RulesOpt = "classic",
+    inside: Annotated[int, typer.Option(
+        help="With the example bot: games more of it timing itself, to split the exchange"
+        " into the wake-up, the queued events, the kit's work and the way back (0: none).",
+        min=0, max=10)] = 3,
 ) -> None:
     """Round trip per decision through a subprocess bot vs a bare JSON echo (one bot per
     seat of the preset); game times."""
@@ -260,6 +352,18 @@ def bench_protocol_cmd(
             typer.echo(f"requests {label}: {len(trips)}, round trip median"
                        f" {_percentile(list(trips), 0.5):.3f} ms, written -> answer read median"
                        f" {_percentile(list(parts), 0.5):.3f} ms")
+    if inside and not bot:
+        awake, woken, disorder = bench_inside(inside, seed, spin_us, ruleset)
+        typer.echo(f"inside the bot ({inside} more games of the example bot timing itself by the"
+                   " referee's monotonic clock), medians:")
+        for label, part in (("awake", awake), ("woken", woken)):
+            typer.echo(f"  {label}, {part.requests} requests: asked -> first line read"
+                       f" {part.wake_ms:.3f} ms, the queued events {part.events_ms:.3f} ms,"
+                       f" the kit's work (request read -> answer written) {part.work_ms:.3f}"
+                       f" ms, answer written -> held by the referee {part.back_ms:.3f} ms;"
+                       f" the exchange {part.exchange_ms:.3f} ms")
+        typer.echo(f"  exchanges whose clock readings were out of order: {disorder}")
+        load_after = os.getloadavg()[0]
     typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
     typer.echo(f"one-hand {ruleset.players}-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
                f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")

@@ -1,0 +1,82 @@
+"""The example bot with a clock inside: ``python timed_bot.py BOT.py`` plays exactly as
+``BOT.py`` does (its ``choose``, through the kit beside it) and notes, by the monotonic clock
+the referee reads too, when each request's first line reached it, when it read the request,
+and when it wrote the answer (just before the write).  At ``bye`` it writes them to stderr in one line
+(``canasta-kit-times [[id, first, request, answered], ...]``, nanoseconds), so that
+``canasta bench protocol`` can split a round trip's exchange into the wake-up, the queued
+events, the kit's own work and the way back.  Nothing is written while the game is played:
+the timing changes the bot only by a clock read per line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+MARK = "canasta-kit-times "
+_ID = re.compile(r'"id":(\d+)')
+
+
+class Clocked:
+    """The bot's stdin and stdout: each line's arrival, each answer's writing."""
+
+    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
+        self.stdin, self.stdout = stdin, stdout
+        self.times: list[list[int]] = []
+        self._first = 0  # the first line read since the last answer
+        self._asked: tuple[int, int] | None = None  # the request's id, when it was read
+        self._answer = False
+
+    def __iter__(self) -> Iterator[str]:
+        clock = time.monotonic_ns
+        for line in self.stdin:
+            now = clock()
+            if not self._first:
+                self._first = now
+            if line.startswith('{"type":"act"'):
+                found = _ID.search(line)
+                self._asked = (int(found.group(1)), now) if found else None
+            yield line
+
+    def write(self, text: str) -> int:
+        self._answer = self._answer or text.startswith('{"type":"move"')
+        return self.stdout.write(text)
+
+    def flush(self) -> None:
+        if self._answer:  # stamped before the write: the referee may hold it before we return
+            self._answer = False
+            if self._asked is not None:
+                self.times.append([self._asked[0], self._first, self._asked[1],
+                                   time.monotonic_ns()])
+            self._first, self._asked = 0, None
+        self.stdout.flush()
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: timed_bot.py BOT.py (a bot made with canasta_kit.run)", file=sys.stderr)
+        return 2
+    path = Path(argv[0]).resolve()
+    sys.path.insert(0, str(path.parent))  # the kit beside the bot, as the bot imports it
+    spec = importlib.util.spec_from_file_location("timed_bot_choice", path)
+    if spec is None or spec.loader is None:
+        print(f"timed_bot.py: cannot load {path}", file=sys.stderr)
+        return 2
+    bot: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bot)  # its __main__ block does not run: only choose is taken
+    import canasta_kit
+    io = Clocked(sys.stdin, sys.stdout)
+    canasta_kit.run(bot.choose, name=f"{path.name} (timed)", capabilities=(),
+                    stdin=io, stdout=io)  # type: ignore[arg-type]
+    sys.stderr.write(MARK + json.dumps(io.times) + "\n")
+    sys.stderr.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
