@@ -30,7 +30,6 @@ class Clocked:
         self.times: list[list[int]] = []
         self._first = 0  # the first line read since the last answer
         self._asked: tuple[int, int] | None = None  # the request's id, when it was read
-        self._answer = False
 
     def __iter__(self) -> Iterator[str]:
         clock = time.monotonic_ns
@@ -44,16 +43,16 @@ class Clocked:
             yield line
 
     def write(self, text: str) -> int:
-        self._answer = self._answer or text.startswith('{"type":"move"')
-        return self.stdout.write(text)
-
-    def flush(self) -> None:
-        if self._answer:  # stamped before the write: the referee may hold it before we return
-            self._answer = False
+        # Stamped before the text is handed on: with PYTHONUNBUFFERED (the referee sets it)
+        # the write itself reaches the referee, which may hold the answer before it returns.
+        if text.startswith('{"type":"move"'):
             if self._asked is not None:
                 self.times.append([self._asked[0], self._first, self._asked[1],
                                    time.monotonic_ns()])
             self._first, self._asked = 0, None
+        return self.stdout.write(text)
+
+    def flush(self) -> None:
         self.stdout.flush()
 
 
