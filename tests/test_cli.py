@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from canasta_cli.cli import app
 
 runner = CliRunner()
+BOTS = Path(__file__).resolve().parent.parent / "bots"
 
 
 def test_help_lists_the_commands() -> None:
@@ -215,6 +217,51 @@ def test_bench_protocol_times_the_example_bot_against_the_echo() -> None:
         assert all(p >= 0 for p in parts) and parts[4] > 0
     assert "exchanges whose clock readings were out of order: 0" in inside
     assert "one-hand 4-player game: subprocess bots" in out
+
+
+def test_bench_protocol_times_an_authors_own_kit_bot_inside(tmp_path: Path) -> None:
+    """``--inside`` with ``--bot 'python3 BOT.py'``: the author's kit bot times itself (its
+    file, its capabilities); a bot that is not a Python file is said not to be timed."""
+    bot = tmp_path / "my_bot.py"
+    bot.write_text("import canasta_kit\n\n"
+                   "def choose(observation, moves):\n"
+                   "    return observation['public'] and moves[-1]\n\n"
+                   "if __name__ == '__main__':\n"
+                   "    canasta_kit.run(choose, 'mine', ('annotations',))\n")
+    result = CliRunner().invoke(app, ["bench", "protocol", "--games", "1", "--inside", "1",
+                                      "--bot", f"{sys.executable} {bot}"])
+    assert result.exit_code == 0, result.output
+    inside = result.output.split("inside the bot (1 more games of my_bot.py timing itself")[1]
+    counts = [int(inside.split(f"  {kind}, ")[1].split()[0]) for kind in ("awake", "woken")]
+    assert min(counts) > 0
+    assert "exchanges whose clock readings were out of order: 0" in inside
+    echo = ("import sys\nfor line in sys.stdin:\n    if line.startswith('{\"type\":\"hello\"'):\n"
+            "        print('{\"type\":\"ready\",\"protocol\":\"canasta/1.1\"}', flush=True)\n"
+            "    elif line.startswith('{\"type\":\"act\"'):\n"
+            "        i = line.split('\"id\":')[1].split(',')[0]\n"
+            "        print('{\"type\":\"move\",\"id\":' + i + ',\"index\":0}', flush=True)\n")
+    other = CliRunner().invoke(app, ["bench", "protocol", "--games", "1", "--inside", "1",
+                                     "--bot", shlex.join([sys.executable, "-c", echo])])
+    assert other.exit_code == 0, other.output
+    assert "inside the bot: not timed: --inside times a Python bot file" in other.output
+    assert "awake," not in other.output
+    # Not on the kit: timed, but no stamps come back, and the bench says why.
+    greedy = CliRunner().invoke(app, ["bench", "protocol", "--games", "1", "--inside", "1",
+                                      "--bot", f"{sys.executable} {BOTS / 'greedy_bot.py'}"])
+    assert greedy.exit_code == 0, greedy.output
+    assert "no stamps came back: the bot does not play through canasta_kit.run" in greedy.output
+
+
+def test_bench_protocol_refuses_a_builtin_and_explains_a_bot_that_never_answers() -> None:
+    builtin = CliRunner().invoke(app, ["bench", "protocol", "--bot", "builtin:search"])
+    assert builtin.exit_code == 2
+    assert "plays in-process" in builtin.output and "canasta bot run search" in builtin.output
+    dead = CliRunner().invoke(app, ["bench", "protocol", "--games", "1", "--inside", "0",
+                                    "--bot", shlex.join([sys.executable, "-c", "pass"])])
+    assert dead.exit_code == 2, dead.output
+    assert "the bot answered no request" in dead.output
+    assert "every seat: CRASHED: handshake" in dead.output
+    assert f"canasta bot check '{sys.executable} -c pass'" in dead.output
 
 
 def test_bench_protocol_takes_a_preset_with_a_bot_per_seat() -> None:

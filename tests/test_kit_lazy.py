@@ -176,3 +176,42 @@ def test_the_timed_bot_plays_as_the_bot_and_stamps_every_answer_in_order() -> No
     assert plain.getvalue().count('"type":"move"') == len(acts)
     assert [row[0] for row in clocked.times] == acts
     assert all(0 < first <= read <= answered for _, first, read, answered in clocked.times)
+
+
+def test_the_timed_bot_runs_a_bot_file_as_its_main_with_its_name_and_capabilities(
+        tmp_path: Path) -> None:
+    """``timed_bot.py BOT.py`` runs the author's file as ``python BOT.py`` would (its own
+    ``run`` call: name, capabilities, choose), answers as the bot does, and writes one stamp
+    row per request to stderr at the end; a file that never calls the kit writes none."""
+    import subprocess
+
+    from canasta_cli.bench import timed_bot
+
+    bot = tmp_path / "my_bot.py"
+    bot.write_text("import canasta_kit\n\n"
+                   "def choose(observation, moves):\n"
+                   "    return len(moves) - 1\n\n"
+                   "if __name__ == '__main__':\n"
+                   "    canasta_kit.run(choose, 'mine', ('annotations',))\n")
+    lines = ['{"type":"hello","protocol":"1.1"}\n', *game_lines("classic", frozenset())]
+    acts = [json.loads(line)["id"] for line in lines if line.startswith('{"type":"act",')]
+    plain = io.StringIO()
+    canasta_kit.run(lambda o, m: len(m) - 1, "mine", ("annotations",),
+                    stdin=io.StringIO("".join(lines)), stdout=plain)
+    done = subprocess.run([sys.executable, timed_bot.__file__, str(bot)], input="".join(lines),
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout == plain.getvalue()
+    ready = json.loads(done.stdout.splitlines()[0])
+    assert ready["name"] == "mine" and ready["capabilities"] == ["annotations"]
+    stamps = [line for line in done.stderr.splitlines() if line.startswith(timed_bot.MARK)]
+    assert len(stamps) == 1
+    assert [row[0] for row in json.loads(stamps[0][len(timed_bot.MARK):])] == acts
+
+    bare = tmp_path / "bare_bot.py"
+    bare.write_text("import sys\nfor line in sys.stdin:\n    pass\n")
+    done = subprocess.run([sys.executable, timed_bot.__file__, str(bare)], input="".join(lines),
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout == "" and timed_bot.MARK not in done.stderr
+    missing = subprocess.run([sys.executable, timed_bot.__file__, str(tmp_path / "none.py")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no bot file" in missing.stderr

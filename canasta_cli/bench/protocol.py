@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shlex
 import statistics
 import subprocess
 import sys
@@ -16,9 +17,10 @@ from typing import Annotated
 
 import typer
 
-from ..commands.options import RulesOpt, load_rules
+from ..commands.options import RulesOpt, fail, load_rules
 from ..core import CLASSIC, Ruleset
 from ..protocol.messages import ActRequest, encode
+from ..protocol.statuses import SeatStatus
 from ..referee import Referee
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Message, Seat
@@ -57,6 +59,7 @@ class ProtocolBench:
     again_exchange_ms: tuple[float, ...] = ()
     woken_trip_ms: tuple[float, ...] = ()
     woken_exchange_ms: tuple[float, ...] = ()
+    seat_errors: tuple[str, ...] = ()  # a seat's failure, for each seat that had one
 
     @property
     def ratio(self) -> float:
@@ -161,6 +164,11 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
         if echo and mine:
             ratios.append(statistics.median(mine) / statistics.median(echo))
             ratios4.append(statistics.median(mine) / statistics.median(echo4))
+    errors = [(i, r.errors[0] if r.errors else r.status) for i, r in enumerate(ref.reports)
+              if r.status != SeatStatus.OK]
+    seat_errors = (tuple(f"seat {i}: {e}" for i, e in errors)
+                   if len({e for _, e in errors}) > 1 or len(errors) < n
+                   else (f"every seat: {errors[0][1]}",) if errors else ())
     ref.close()
     inproc = Referee([builtin_seat("builtin:random", i) for i in range(n)], rules)
     t0 = time.perf_counter()
@@ -173,7 +181,7 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
                          _percentile(all_builds, 0.5), _percentile(all_exchanges, 0.5),
                          _percentile(rest, 0.5), _percentile(idle_floor, 0.5),
                          tuple(split[True][0]), tuple(split[True][1]), tuple(split[False][0]),
-                         tuple(split[False][1]))
+                         tuple(split[False][1]), seat_errors)
 
 
 @dataclass(frozen=True)
@@ -190,12 +198,13 @@ class InsideSplit:
     exchange_ms: float  # the whole: written -> answer held
 
 
-def bench_inside(games: int, seed: int = 0, spin_us: int = 300,
-                 rules: Ruleset = CLASSIC) -> tuple[InsideSplit, InsideSplit, int]:
-    """Games of the example bot timing itself (``timed_bot.py``: the same play, a clock read
-    per line), each exchange split by the bot's and the referee's readings of the one
-    monotonic clock.  Returns the splits for awake and woken bots, and how many exchanges
-    had their parts out of order (0 unless the two clocks differ)."""
+def bench_inside(games: int, seed: int = 0, spin_us: int = 300, rules: Ruleset = CLASSIC,
+                 bot_file: Path | None = None) -> tuple[InsideSplit, InsideSplit, int]:
+    """Games of a kit bot (``bot_file``, by default the example bot) timing itself
+    (``timed_bot.py``: the same play, a clock read per line), each exchange split by the
+    bot's and the referee's readings of the one monotonic clock.  Returns the splits for
+    awake and woken bots, and how many exchanges had their parts out of order (0 unless the
+    two clocks differ)."""
     sent: dict[int, tuple[int, int, bool]] = {}
     last = [-1]
 
@@ -210,7 +219,7 @@ def bench_inside(games: int, seed: int = 0, spin_us: int = 300,
                 sent[request.id] = (t, time.monotonic_ns(), same)
 
     timed = str(Path(__file__).with_name("timed_bot.py"))
-    bot = [sys.executable, timed, str(bots_dir() / "random_bot.py")]
+    bot = [sys.executable, timed, str(bot_file or bots_dir() / "random_bot.py")]
     rules = rules.with_options(max_hands=1)
     seats = [Stamped(bot, name=f"timed{i}", spin_us=spin_us) for i in range(rules.players)]
     ref = Referee(list(seats), rules)
@@ -242,6 +251,23 @@ def bench_inside(games: int, seed: int = 0, spin_us: int = 300,
                                             for k in range(5)))
                    for rows in (parts[True], parts[False]))
     return splits[0], splits[1], disorder
+
+
+def python_bot_file(bot: list[str]) -> Path | None:
+    """The bot file of a ``--bot`` that runs a Python file (``python3 BOT.py``, or
+    ``BOT.py`` itself with a Python shebang): what ``--inside`` can time; None otherwise."""
+    words = bot[1:] if bot and Path(bot[0]).name.startswith("python") else bot
+    if len(words) != 1 or not words[0].endswith(".py"):
+        return None
+    path = Path(words[0])
+    if not path.is_file():
+        return None
+    if words is bot:  # run as a program: only if it is a Python script
+        with path.open("rb") as f:
+            head = f.readline(200)
+        if not (head.startswith(b"#!") and b"python" in head):
+            return None
+    return path.resolve()
 
 
 def _kit_times(line: str) -> list[tuple[int, int, int, int]]:
@@ -313,17 +339,29 @@ def bench_protocol_cmd(
         help="Microseconds the referee polls before sleeping (0: sleep at once).", min=0)] = 300,
     rules: RulesOpt = "classic",
     inside: Annotated[int, typer.Option(
-        help="With the example bot: games more of it timing itself, to split the exchange"
-        " into the wake-up, the queued events, the kit's work and the way back (0: none).",
+        help="Games more of the bot timing itself, to split the exchange into the wake-up,"
+        " the queued events, the kit's work and the way back (0: none).  For a Python bot"
+        " built on canasta_kit.run: the example bot, or --bot 'python3 BOT.py'.",
         min=0, max=10)] = 3,
 ) -> None:
     """Round trip per decision through a subprocess bot vs a bare JSON echo (one bot per
     seat of the preset); game times."""
     ruleset = load_rules(rules, None)
+    command = bench_bot(bot)
+    if command[0].startswith("builtin:"):
+        raise fail(f"--bot {bot} plays in-process, and this bench times a subprocess bot: pass"
+                   f" a command, e.g. --bot 'canasta bot run {command[0][len('builtin:'):]}'")
     load_before = os.getloadavg()[0]
-    b = bench_protocol(bench_bot(bot), games, seed, spin_us, ruleset)
+    b = bench_protocol(command, games, seed, spin_us, ruleset)
+    if not b.decisions:
+        raise fail("the bot answered no request, so there is no round trip to time ("
+                   + "; ".join(b.seat_errors or ("no seat reported a failure",))
+                   + f"): try it with canasta bot check {shlex.quote(shlex.join(command))}")
     load_after = os.getloadavg()[0]
     typer.echo(f"decisions measured: {b.decisions} ({b.games} games, {os.cpu_count()} CPUs)")
+    if b.seat_errors:  # the referee played default moves for them: fewer, other round trips
+        typer.echo("the bot failed in these games (its failed requests are not timed): "
+                   + "; ".join(b.seat_errors))
     typer.echo(f"round trip, referee + bot:  median {b.referee_median_ms:.3f} ms"
                f"  p90 {b.referee_p90_ms:.3f} ms")
     typer.echo(f"bare JSON-line echo floor:  median {b.echo_median_ms:.3f} ms"
@@ -352,17 +390,28 @@ def bench_protocol_cmd(
             typer.echo(f"requests {label}: {len(trips)}, round trip median"
                        f" {_percentile(list(trips), 0.5):.3f} ms, written -> answer read median"
                        f" {_percentile(list(parts), 0.5):.3f} ms")
-    if inside and not bot:
-        awake, woken, disorder = bench_inside(inside, seed, spin_us, ruleset)
-        typer.echo(f"inside the bot ({inside} more games of the example bot timing itself by the"
+    bot_file = python_bot_file(command) if bot else None
+    if inside and bot and bot_file is None:
+        typer.echo(f"inside the bot: not timed: --inside times a Python bot file built on"
+                   f" canasta_kit.run (--bot 'python3 BOT.py'), not {bot!r}")
+    elif inside:
+        awake, woken, disorder = bench_inside(inside, seed, spin_us, ruleset, bot_file)
+        who = bot_file.name if bot_file else "the example bot"
+        typer.echo(f"inside the bot ({inside} more games of {who} timing itself by the"
                    " referee's monotonic clock), medians:")
+        if not awake.requests and not woken.requests:
+            typer.echo("  no stamps came back: the bot does not play through canasta_kit.run,"
+                       " or it failed (see its stderr with canasta match)")
         for label, part in (("awake", awake), ("woken", woken)):
+            if not part.requests:
+                continue
             typer.echo(f"  {label}, {part.requests} requests: asked -> first line read"
                        f" {part.wake_ms:.3f} ms, the queued events {part.events_ms:.3f} ms,"
                        f" the kit's work (request read -> answer written) {part.work_ms:.3f}"
                        f" ms, answer written -> held by the referee {part.back_ms:.3f} ms;"
                        f" the exchange {part.exchange_ms:.3f} ms")
-        typer.echo(f"  exchanges whose clock readings were out of order: {disorder}")
+        if awake.requests or woken.requests:
+            typer.echo(f"  exchanges whose clock readings were out of order: {disorder}")
         load_after = os.getloadavg()[0]
     typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
     typer.echo(f"one-hand {ruleset.players}-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"

@@ -1,17 +1,20 @@
-"""The example bot with a clock inside: ``python timed_bot.py BOT.py`` plays exactly as
-``BOT.py`` does (its ``choose``, through the kit beside it) and notes, by the monotonic clock
-the referee reads too, when each request's first line reached it, when it read the request,
-and when it wrote the answer (just before the write).  At ``bye`` it writes them to stderr in one line
-(``canasta-kit-times [[id, first, request, answered], ...]``, nanoseconds), so that
-``canasta bench protocol`` can split a round trip's exchange into the wake-up, the queued
-events, the kit's own work and the way back.  Nothing is written while the game is played:
-the timing changes the bot only by a clock read per line."""
+"""A bot with a clock inside: ``python timed_bot.py BOT.py`` runs ``BOT.py`` as its own
+``__main__`` (its ``choose``, name and capabilities, through the kit it imports), with the
+kit's ``run`` reading and writing through a wrapper that notes, by the monotonic clock the
+referee reads too, when each request's first line reached it, when it read the request, and
+when it wrote the answer (just before the write).  At the end of ``run`` it writes them to
+stderr in one line (``canasta-kit-times [[id, first, request, answered], ...]``,
+nanoseconds), so that ``canasta bench protocol`` can split a round trip's exchange into the
+wake-up, the queued events, the kit's own work and the way back.  Nothing is written while
+the game is played: the timing changes the bot only by a clock read per line.  A bot that
+never calls ``canasta_kit.run`` plays as it would, and writes no stamps."""
 
 from __future__ import annotations
 
-import importlib.util
+import inspect
 import json
 import re
+import runpy
 import sys
 import time
 from collections.abc import Iterator
@@ -61,19 +64,33 @@ def main(argv: list[str]) -> int:
         print("usage: timed_bot.py BOT.py (a bot made with canasta_kit.run)", file=sys.stderr)
         return 2
     path = Path(argv[0]).resolve()
-    sys.path.insert(0, str(path.parent))  # the kit beside the bot, as the bot imports it
-    spec = importlib.util.spec_from_file_location("timed_bot_choice", path)
-    if spec is None or spec.loader is None:
-        print(f"timed_bot.py: cannot load {path}", file=sys.stderr)
+    if not path.is_file():
+        print(f"timed_bot.py: no bot file {path}", file=sys.stderr)
         return 2
-    bot: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bot)  # its __main__ block does not run: only choose is taken
-    import canasta_kit
+    # As ``python BOT.py`` would: its directory first on the path (the kit beside it, when
+    # there is one), its name as argv[0].
+    sys.path.insert(0, str(path.parent))
+    sys.argv = [str(path)]
+    try:
+        import canasta_kit
+    except ImportError:
+        print("timed_bot.py: no canasta_kit to import beside the bot or installed",
+              file=sys.stderr)
+        return 2
+    real = canasta_kit.run
     io = Clocked(sys.stdin, sys.stdout)
-    canasta_kit.run(bot.choose, name=f"{path.name} (timed)", capabilities=(),
-                    stdin=io, stdout=io)  # type: ignore[arg-type]
-    sys.stderr.write(MARK + json.dumps(io.times) + "\n")
-    sys.stderr.flush()
+
+    def clocked_run(*args: Any, **kwargs: Any) -> Any:
+        bound = inspect.signature(real).bind(*args, **kwargs)
+        bound.arguments["stdin"] = bound.arguments["stdout"] = io
+        try:
+            return real(*bound.args, **bound.kwargs)
+        finally:
+            sys.stderr.write(MARK + json.dumps(io.times) + "\n")
+            sys.stderr.flush()
+
+    canasta_kit.run = clocked_run
+    runpy.run_path(str(path), run_name="__main__")
     return 0
 
 

@@ -114,11 +114,18 @@ def bwrap_path() -> str | None:
 @functools.cache
 def _kit_files() -> list[str]:
     """The installed Python bot kit (``import canasta_kit``), for bots in the box: an editable
-    install leaves it in the checkout, outside every folder bound."""
+    install leaves it in the checkout, outside every folder bound.  Each finder is asked, not
+    only the module this process imported (which may be another copy, from another folder on
+    its path): a bot's interpreter finds the kit the install's finder names."""
     import importlib.util
-    spec = importlib.util.find_spec("canasta_kit")
-    origin = spec.origin if spec is not None else None
-    return [origin] if origin and os.path.isfile(origin) else []
+    specs = [importlib.util.find_spec("canasta_kit")]
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        if find is not None:
+            with contextlib.suppress(Exception):
+                specs.append(find("canasta_kit", None))
+    origins = [s.origin for s in specs if s is not None and s.origin]
+    return sorted({o for o in origins if os.path.isfile(o)})
 
 
 def _bwrap_base(disk_mb: int) -> list[str]:
