@@ -61,6 +61,35 @@ def test_undo_across_the_network_takes_back_held_melds(tmp_path: Path) -> None:
     assert melds and all(all(c[:-1] != "K" for c in cards) for cards in melds[:1])
 
 
+def test_news_from_the_table_keeps_the_held_melds(tmp_path: Path) -> None:
+    """A notice while melds are held wakes the prompt to show it; the turn is asked again,
+    and the held melds, their table and 'undo' are all still there."""
+    served = _served(tmp_path, ALONE, undo=True)
+    child = person(f"127.0.0.1:{served.port}", served.token(0))
+    _at_prompt(child)
+    child.sendline("draw")
+    _at_prompt(child)
+    child.sendline("meld A A A")
+    child.expect("Held, not played yet: meld A A A.")
+    child.sendline("meld K K K")
+    child.expect("Held, not played yet: meld A A A; meld K K K.")
+    child.expect(FULL_PROMPT)
+    served.table.announce("the host says hello")
+    child.expect(r"\[table\] the host says hello")
+    child.expect("Held, not played yet: meld A A A; meld K K K.")
+    child.expect(FULL_PROMPT)
+    child.sendline("undo")
+    child.expect("took back: meld K K K")
+    child.expect("Held, not played yet: meld A A A.")
+    child.sendline("discard 9")
+    _at_prompt(child)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    served.finish()
+    mine = [ln["move"] for ln in served.lines() if ln["type"] == "move" and ln["seat"] == 0]
+    assert mine[:3] == ["draw", "meld A A A", "discard 9"], mine
+
+
 def _act(raw: Raw) -> dict[str, Any]:
     while True:
         msg = raw.read()

@@ -353,17 +353,26 @@ class Alarm:
             if link.busy:
                 self._stop.wait(0.05)
                 continue
-            try:
-                ready = bool(link.pending) or bool(select.select([link.sock], [], [], 0.1)[0])
-            except (OSError, ValueError):
-                ready = True
+            if not _readable(link, 0.1):
+                continue
             loop = app.loop
-            if ready and not link.busy and loop is not None and app.is_running:
+            # Asked again once the person is at the prompt (the main thread then reads
+            # nothing): what was readable may have been an answer it awaited meanwhile
+            # (``Link.ahead``), read since.
+            if loop is not None and app.is_running and not link.busy and _readable(link, 0):
                 with contextlib.suppress(RuntimeError):
                     loop.call_soon_threadsafe(terminal.interrupt, Wake())
                 return
-            if ready:
-                self._stop.wait(0.05)
+            self._stop.wait(0.05)
+
+
+def _readable(link: Link, timeout: float) -> bool:
+    """Something to read on the link, or coming within ``timeout`` (a broken one counts)."""
+    try:
+        return (bool(link.pending) or bool(getattr(link.sock, "pending", lambda: 0)())
+                or bool(select.select([link.sock], [], [], timeout)[0]))
+    except (OSError, ValueError):
+        return True
 
 
 class Left(Exception):

@@ -93,6 +93,9 @@ class HumanSeat(Seat):
         self.history: list[dict[str, Any]] = []  # hand_ended events of this game
         self.replaying = False  # a resumed game's moves so far are being replayed
         self.queue: list[str] = []  # the rest of a line of several moves, checked whole
+        # The melds and additions held at the last prompt, with that request's game and id: a
+        # request asked again (the prompt woken by news from a network table) starts with them.
+        self.held: tuple[Any, list[str]] | None = None
         self.hand_events: list[dict[str, Any]] = []  # this hand so far, for 'log'
         self.pending_end: dict[str, Any] | None = None  # a hand_ended not shown yet
         from ..players.search import SearchPlayer
@@ -192,6 +195,10 @@ class HumanSeat(Seat):
         elif kind == "error":
             self.table.terminal.show(self.table.style.warn(f"Referee: {msg['message']}"))
 
+    def _held_line(self, held: list[str]) -> str:
+        return self.table.style.dim(f"Held, not played yet: {'; '.join(held)}. 'undo' takes"
+                                    " back the last; the others see them when you discard.")
+
     def _verdict(self, winner: int | None) -> str:
         """Who won, in this player's words (or by side, when several people share the
         terminal and "you" would be ambiguous)."""
@@ -247,16 +254,6 @@ class HumanSeat(Seat):
             terminal.pause(f"Seat {self.seat} ({self.name}): press Enter when nobody else can see"
                            " the screen. ")
         self.table.last_actor = self.seat
-        height = terminal.height
-        first = self.table.once(("first", self.game, 0))
-        note = [style.dim("New here? 'help' lists the commands and moves; 'canasta learn'"
-                          " teaches the game.")] if first else []
-        budget = height - 2 - rows(note, terminal.width) if height else 0
-        text = render_table(obs, self.recent, self.names, style, terminal.width,
-                            max(budget, 6) if height else 0, self.hand_events)
-        lines = ([""] if not height or rows([text, *note], terminal.width) < height - 2
-                 else [])
-        terminal.show("\n".join(lines + [text] + note))
         recent, self.recent = self.recent, []
         legal = [m["text"] for m in msg["moves"]]
         top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None
@@ -266,6 +263,30 @@ class HumanSeat(Seat):
         sequence = getattr(asked, "sequence", None)
         ahead = getattr(asked, "ahead", None) if self.table.undo else None
         held: list[str] = []  # melds and additions not yet sent: 'undo' takes them back
+        view: Any = None
+        kept, self.held = self.held, None
+        if kept is not None and kept[0] == (self.game, msg["id"]) and kept[1] \
+                and ahead is not None:
+            view = ahead(list(kept[1]))  # asked again: the same held moves, seen anew
+            if view is not None:
+                held[:] = kept[1]
+                legal[:] = view.moves
+                explain, sequence = view.explain, view.sequence
+        self.held = ((self.game, msg["id"]), held)
+        height = terminal.height
+        first = self.table.once(("first", self.game, 0))
+        note = [style.dim("New here? 'help' lists the commands and moves; 'canasta learn'"
+                          " teaches the game.")] if first else []
+        if held:
+            note.append(self._held_line(held))
+        budget = height - 2 - rows(note, terminal.width) if height else 0
+        told = recent + (view.events if view is not None else [])
+        text = render_table(view.observation if view is not None else obs, told, self.names,
+                            style, terminal.width, max(budget, 6) if height else 0,
+                            self.hand_events + (view.events if view is not None else []))
+        lines = ([""] if not height or rows([text, *note], terminal.width) < height - 2
+                 else [])
+        terminal.show("\n".join(lines + [text] + note))
         if obs["phase"] == "answer":
             asker = obs["turn_seat"]
             terminal.show(style.bold(f"{self._label(asker)} asks you: may I go out?"))
@@ -279,7 +300,7 @@ class HumanSeat(Seat):
             return check_input(text, legal, top, explain, sequence)
 
         def send(moves: list[str]) -> Message:
-            self.queue = moves[1:]
+            self.queue, self.held = moves[1:], None
             return {"type": "move", "id": msg["id"], "move": moves[0]}
 
         def redraw(view: Any) -> None:
@@ -291,9 +312,7 @@ class HumanSeat(Seat):
                                 self.hand_events + (view.events if view is not None else []))
             terminal.show("\n".join(([""] if not terminal.height else []) + [text]))
             if held:
-                terminal.show(style.dim(f"Held, not played yet: {'; '.join(held)}. 'undo'"
-                                        " takes back the last; the others see them when you"
-                                        " discard."))
+                terminal.show(self._held_line(held))
 
         while True:
             choice = terminal.read_line(prompt, check, lambda: [*legal, "help", "moves",
@@ -311,6 +330,7 @@ class HumanSeat(Seat):
                         continue
                 return send([*held, *line])
             if choice.command == "quit":
+                self.held = None
                 raise Interrupted()
             if choice.command == "undo":
                 if not held:
