@@ -166,6 +166,21 @@ def test_bench_tournament_interleaves_the_concurrency_levels() -> None:
     assert "speed-up: median" in lines[3] and "2 rounds" in lines[3]
 
 
+def test_bench_tournament_warns_when_the_bot_fails(tmp_path: Path) -> None:
+    """A bot that cannot play still gives figures (the referee's default moves), headed by a
+    warning that says how many games failed, why, and how to check the bot."""
+    result = runner.invoke(app, ["bench", "tournament", "--bot", str(tmp_path / "missing"),
+                                 "--games", "1", "--rounds", "1"])
+    assert result.exit_code == 0, result.output
+    warning = result.output.splitlines()[1]
+    assert warning.startswith("warning: the bot failed in 2 of the 2 games of a run (first:"
+                              " CRASHED: handshake: cannot start"), warning
+    assert f"canasta bot check {tmp_path / 'missing'}" in warning
+    fine = runner.invoke(app, ["bench", "tournament", "--bot", "builtin:random", "--games", "1",
+                               "--rounds", "1"])
+    assert "warning" not in fine.output
+
+
 @pytest.mark.parametrize("what", ["protocol", "tournament"])
 def test_bench_without_the_example_bot_says_so(what: str, monkeypatch: pytest.MonkeyPatch,
                                                 tmp_path: Path) -> None:
@@ -262,6 +277,22 @@ def test_bench_protocol_refuses_a_builtin_and_explains_a_bot_that_never_answers(
     assert "the bot answered no request" in dead.output
     assert "every seat: CRASHED: handshake" in dead.output
     assert f"canasta bot check '{sys.executable} -c pass'" in dead.output
+    # A bot that answers three requests, then exits: timed, and the failure said first.
+    short = ("import sys\nn = 0\nfor line in sys.stdin:\n"
+             "    if line.startswith('{\"type\":\"hello\"'):\n"
+             "        print('{\"type\":\"ready\",\"protocol\":\"canasta/1.1\"}', flush=True)\n"
+             "    elif line.startswith('{\"type\":\"act\"'):\n"
+             "        n += 1\n"
+             "        if n > 3:\n"
+             "            sys.exit(3)\n"
+             "        i = line.split('\"id\":')[1].split(',')[0]\n"
+             "        print('{\"type\":\"move\",\"id\":' + i + ',\"index\":0}', flush=True)\n")
+    partial = CliRunner().invoke(app, ["bench", "protocol", "--games", "1", "--inside", "0",
+                                       "--bot", shlex.join([sys.executable, "-c", short])])
+    assert partial.exit_code == 0, partial.output
+    said = partial.output.splitlines()[1]
+    assert said.startswith("the bot failed in these games (its failed requests are not timed):"
+                           " every seat: CRASHED"), said
 
 
 def test_bench_protocol_takes_a_preset_with_a_bot_per_seat() -> None:

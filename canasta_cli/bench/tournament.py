@@ -10,7 +10,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -36,6 +36,8 @@ class TournamentRun:
 class TournamentBench:
     games: int
     runs: list[TournamentRun]  # in the order they ran: 1, 2, 1, 2...
+    failed_games: int = 0  # of the last run's games, those where a seat ended with a status
+    first_failure: str = ""  # the first such seat's status and why
 
     def rate(self, run: TournamentRun) -> float:
         return self.games / run.seconds if run.seconds else 0.0
@@ -59,12 +61,14 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0, hands: int 
     """Games per second of a two-bot tournament (``hands``-hand games) at concurrency 1 and
     2, interleaved (1, 2, 1, 2...) so that machine drift touches both alike, each run from
     scratch, with the CPU time it took and the load average."""
+    from ..tournament.failures import failed
     from ..tournament.runner import Executor, InlineExecutor, LocalExecutor, run_tournament
     command = " ".join(shlex.quote(a) for a in bot)
     bots = {"a": command, "b": command}
     rules = CLASSIC.with_options(max_hands=hands)
     runs: list[TournamentRun] = []
     games = 0
+    failed_rows: list[dict[str, Any]] = []
     for _ in range(rounds):
         for k in (1, 2):
             with tempfile.TemporaryDirectory() as tmp:
@@ -79,7 +83,14 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0, hands: int 
                 runs.append(TournamentRun(k, time.perf_counter() - t0, _cpu_seconds() - c0,
                                           os.getloadavg()[0]))
                 games = len(state.rows)
-    return TournamentBench(games, runs)
+                failed_rows = [r for r in state.rows.values() if failed(r)]
+    first = ""
+    if failed_rows:
+        row = failed_rows[0]
+        seat, status = next((i, st) for i, st in enumerate(row["status"]) if st != "OK")
+        why = (row.get("why") or [None] * (seat + 1))[seat]
+        first = f"{status}: {why}" if why else status
+    return TournamentBench(games, runs, len(failed_rows), first)
 
 
 def register(bench_app: typer.Typer) -> None:
@@ -114,6 +125,10 @@ def bench_tournament_cmd(
     b = bench_tournament(bench_bot(bot), games, hands=hands, rounds=rounds,
                          reuse_bots=reuse_bots)
     typer.echo(f"{b.games} games a run; load average at start {t0_load:.2f}")
+    if b.failed_games:  # the referee played default moves for the seats that failed
+        typer.echo(f"warning: the bot failed in {b.failed_games} of the {b.games} games of a run"
+                   f" (first: {b.first_failure}): these figures time a failing bot; try it with"
+                   f" canasta bot check {shlex.quote(shlex.join(bench_bot(bot)))}")
     ups = b.speedups()
     for i, (one, two) in enumerate(zip(b.runs[::2], b.runs[1::2], strict=True)):
         typer.echo(f"round {i + 1}: concurrency 1 {b.rate(one):.1f} games/s ({one.cores:.2f}"
