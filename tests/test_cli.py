@@ -220,6 +220,11 @@ def test_bench_protocol_times_the_example_bot_against_the_echo() -> None:
               for kind in ("to the bot that answered the request before",
                            "to a bot woken after other seats' turns")]
     assert min(counts) > 0 and sum(counts) == decisions
+    # The bare reference bot played the same deals through a referee and box of its own.
+    bare = out.split("a bare bot through the same referee and box")[1].splitlines()[0]
+    assert float(bare.split("median ")[1].split()[0]) > 0
+    assert float(bare.split("ratio ")[1].split("x")[0]) > 0
+    assert "the bare bot failed" not in out
     # The example bot's own clock splits each exchange: every part is there, none negative,
     # and the bot's readings and the referee's never contradict each other (one clock).
     inside = out.split("inside the bot (1 more games")[1]
@@ -293,6 +298,28 @@ def test_bench_protocol_refuses_a_builtin_and_explains_a_bot_that_never_answers(
     said = partial.output.splitlines()[1]
     assert said.startswith("the bot failed in these games (its failed requests are not timed):"
                            " every seat: CRASHED"), said
+
+
+@pytest.mark.parametrize("preset", ["two-player", "three-player-cutthroat", "six-player"])
+def test_the_bare_reference_bot_plays_every_request_legally(preset: str) -> None:
+    """``bench protocol``'s bare bot reads a request's id and counts its moves off the line:
+    boxed like any bot, it answers every request of a game with a listed move."""
+    from canasta_cli.bench.protocol import BARE_BOT
+    from canasta_cli.core import preset as load
+    from canasta_cli.referee import Referee
+    from canasta_cli.seats import SubprocessSeat
+
+    rules = load(preset).with_options(max_hands=1)
+    ref = Referee([SubprocessSeat([sys.executable, "-c", BARE_BOT], name=f"bare{i}")
+                   for i in range(rules.players)], rules)
+    try:
+        ref.start()
+        ref.play(1, seed=3)
+    finally:
+        ref.close()
+    assert len(ref.round_trips_ms) > 20
+    assert [(r.status, r.default_moves, r.errors) for r in ref.reports] == \
+        [("OK", 0, [])] * rules.players
 
 
 def test_bench_protocol_takes_a_preset_with_a_bot_per_seat() -> None:

@@ -34,6 +34,25 @@ ECHO_BOT = ("import sys, json\n"
             "        sys.stdout.write('{\"type\":\"move\",\"id\":0,\"index\":0}\\n')\n"
             "        sys.stdout.flush()\n")
 
+# The reference bot: it answers each request with a random listed index, read off the line
+# with a regular expression (the request's id) and a count (its moves), and parses no JSON.
+# Played through the same referee and box as the bot timed, it shows what the referee, the
+# box and the machine's wake-ups cost a round trip; the rest of a bot's is its own reading.
+BARE_BOT = ("import random, re, sys\n"
+            "rng, rid = random.Random(0), re.compile(r'\"id\":(\\d+)')\n"
+            "for line in sys.stdin:\n"
+            "    if line.startswith('{\"type\":\"act\",'):\n"
+            "        n = line.count('{\"index\":', line.rfind(',\"moves\":['))\n"
+            "        sys.stdout.write('{\"type\":\"move\",\"id\":%s,\"index\":%d}\\n'\n"
+            "                         % (rid.search(line)[1], rng.randrange(n)))\n"
+            "        sys.stdout.flush()\n"
+            "    elif line.startswith('{\"type\":\"hello\"'):\n"
+            "        sys.stdout.write('{\"type\":\"ready\",\"protocol\":\"canasta/1.1\",'\n"
+            "                         '\"name\":\"bare\"}\\n')\n"
+            "        sys.stdout.flush()\n"
+            "    elif line.startswith('{\"type\":\"bye\"'):\n"
+            "        break\n")
+
 
 @dataclass(frozen=True)
 class ProtocolBench:
@@ -60,6 +79,9 @@ class ProtocolBench:
     woken_trip_ms: tuple[float, ...] = ()
     woken_exchange_ms: tuple[float, ...] = ()
     seat_errors: tuple[str, ...] = ()  # a seat's failure, for each seat that had one
+    bare_median_ms: float = 0.0  # the round trip of the bare reference bot (``BARE_BOT``)
+    bare_ratios: tuple[float, ...] = ()  # per round: its median / the echo's median
+    bare_errors: tuple[str, ...] = ()  # a bare seat's failure (none, unless the box fails)
 
     @property
     def ratio(self) -> float:
@@ -73,6 +95,10 @@ class ProtocolBench:
         if self.round_ratios4:
             return float(statistics.median(self.round_ratios4))
         return self.referee_median_ms / self.echo4_median_ms if self.echo4_median_ms else 0.0
+
+    @property
+    def bare_ratio(self) -> float:
+        return float(statistics.median(self.bare_ratios)) if self.bare_ratios else 0.0
 
     @property
     def game_ratio(self) -> float:
@@ -92,8 +118,10 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     echo process that parses every JSON line and answers each request with a fixed line.
 
     Rounds alternate: one game through the referee, then its requests through the echo, and
-    so on, so that machine drift touches both; the ratio is taken per round.  Then whole
-    games of subprocess bots (one per seat) against in-process random players."""
+    so on, so that machine drift touches both; the ratio is taken per round.  Each round
+    also plays the game's deal with the bare reference bot in every seat (``BARE_BOT``),
+    through a referee and box of its own.  Then whole games of subprocess bots (one per
+    seat) against in-process random players."""
     batches: list[tuple[int, bytes]] = []
     idles: list[float] = []  # per request: how long that bot had been idle (s)
     builds: list[float] = []
@@ -124,6 +152,11 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(n)]
     ref = Referee(seats, rules)
     ref.start()
+    bare = Referee([SubprocessSeat([sys.executable, "-c", BARE_BOT], name=f"bare{i}",
+                                   spin_us=spin_us) for i in range(n)], rules)
+    bare.start()
+    bare_trips: list[float] = []
+    bare_ratios: list[float] = []
     trips: list[float] = []
     floor: list[float] = []
     floor4: list[float] = []
@@ -164,12 +197,21 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
         if echo and mine:
             ratios.append(statistics.median(mine) / statistics.median(echo))
             ratios4.append(statistics.median(mine) / statistics.median(echo4))
+        before = len(bare.round_trips_ms)
+        bare.play(g + 1, seed=seed + g)
+        plain = bare.round_trips_ms[before:]
+        bare_trips += plain
+        if echo and plain:
+            bare_ratios.append(statistics.median(plain) / statistics.median(echo))
     errors = [(i, r.errors[0] if r.errors else r.status) for i, r in enumerate(ref.reports)
               if r.status != SeatStatus.OK]
     seat_errors = (tuple(f"seat {i}: {e}" for i, e in errors)
                    if len({e for _, e in errors}) > 1 or len(errors) < n
                    else (f"every seat: {errors[0][1]}",) if errors else ())
     ref.close()
+    bare_errors = tuple(f"seat {i}: {r.errors[0] if r.errors else r.status}"
+                        for i, r in enumerate(bare.reports) if r.status != SeatStatus.OK)
+    bare.close()
     inproc = Referee([builtin_seat("builtin:random", i) for i in range(n)], rules)
     t0 = time.perf_counter()
     for g in range(games):
@@ -181,7 +223,8 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
                          _percentile(all_builds, 0.5), _percentile(all_exchanges, 0.5),
                          _percentile(rest, 0.5), _percentile(idle_floor, 0.5),
                          tuple(split[True][0]), tuple(split[True][1]), tuple(split[False][0]),
-                         tuple(split[False][1]), seat_errors)
+                         tuple(split[False][1]), seat_errors, _percentile(bare_trips, 0.5),
+                         tuple(bare_ratios), bare_errors)
 
 
 @dataclass(frozen=True)
@@ -381,6 +424,16 @@ def bench_protocol_cmd(
                f" request (the machine's cost of waking a process that slept): median"
                f" {b.idle_echo_median_ms:.3f} ms, ratio"
                f" {b.referee_median_ms / b.idle_echo_median_ms if b.idle_echo_median_ms else 0:.2f}x")
+    if b.bare_ratios:
+        rb = sorted(b.bare_ratios)
+        typer.echo(f"a bare bot through the same referee and box (it reads the request's id"
+                   f" and counts its moves, no JSON; the same deals): median"
+                   f" {b.bare_median_ms:.3f} ms, ratio {b.bare_ratio:.2f}x (min {rb[0]:.2f},"
+                   f" max {rb[-1]:.2f}): the referee's, the box's and the wake-ups' share; the"
+                   f" rest of the bot's round trip is its own reading and answering")
+    if b.bare_errors:
+        typer.echo("the bare bot failed (its failed requests are not timed): "
+                   + "; ".join(b.bare_errors))
     for label, trips, parts in (
             ("to the bot that answered the request before (awake)", b.again_trip_ms,
              b.again_exchange_ms),
