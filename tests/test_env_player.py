@@ -156,6 +156,17 @@ def test_bench_env_parts_prints_each_part() -> None:
         assert line.endswith("%)")
 
 
+def test_bench_env_parts_without_the_tracker_never_counts_unseen_cards_below_zero() -> None:
+    """The run without the tracker reads stale facts: a three-player hand that grew past them
+    (here by decision 2,100 of seed 2) once made a count of unseen cards negative and
+    ``bench env --parts`` crash on the three-player presets."""
+    from canasta_cli.bench.env import EnvParts
+    for name in ("three-player", "three-player-cutthroat"):
+        run = EnvParts(preset(name), 2, track=False)
+        assert run.run(4000) > 0 and run.game >= 1
+        assert bytes(run.env.tracker.hidden) == run.env.tracker.pack
+
+
 def test_bench_env_parts_play_the_games_they_stand_for() -> None:
     """With every part, the stripped loop plays the very decisions of the environment run;
     without the mask (a pick among legal_moves), those of the bare engine's run."""

@@ -89,12 +89,20 @@ class EnvParts(EnvRandom):
     the next agent), with parts left out, to time each part by difference: the observation
     vector, the mask, the agent's masked pick (without it: a pick among ``legal_moves``,
     as the engine's side makes) and the public-facts tracker (without it the observation
-    reads facts that no longer change, at the same cost)."""
+    reads facts that no longer change, at the same cost: none but the pack counts as
+    hidden, since a hand that grows past stale facts would make a count of unseen cards
+    negative)."""
 
     def __init__(self, rules: Ruleset, seed: int, observe: bool = True, mask: bool = True,
                  pick: bool = True, track: bool = True) -> None:
         super().__init__(rules, seed)
         self.observe, self.mask, self.pick, self.track = observe, mask, pick and mask, track
+        self._stale_facts()
+
+    def _stale_facts(self) -> None:
+        if not self.track:
+            tracker = self.env.tracker
+            tracker.hidden[:] = tracker.pack
 
     def run(self, decisions: int) -> float:
         import numpy as np
@@ -109,6 +117,7 @@ class EnvParts(EnvRandom):
             if state.is_over:
                 self.game += 1
                 env.reset(seed=self.seed + self.game)
+                self._stale_facts()
                 continue
             legal = legal_moves(state)
             if observe:
