@@ -235,6 +235,12 @@ Observation.__hash__ = None
 _ACT_HEAD = '{"type":"act",'
 _OBSERVATION_KEY = '"observation":'
 _MOVES_KEY = ',"moves":'
+# The fields around the observation and the moves, as the referee writes them (each a
+# number): read with two regular expressions rather than parsed as JSON, which took a fifth
+# of the kit's time on a request in a match.
+_ACT_FIELDS = re.compile(r'\{"type":"act","game":(-?\d{1,18}),"id":(-?\d{1,18}),'
+                         r'"seat":(-?\d{1,18}),"observation":')
+_ACT_CLOCK = re.compile(r',"deadline_ms":(-?\d{1,18}),"bank_ms":(-?\d{1,18})\}\s*\Z')
 
 
 def _act_of(line: str) -> dict[str, Any] | None:
@@ -244,8 +250,19 @@ def _act_of(line: str) -> dict[str, Any] | None:
     after the moves closes the object), so the text between is the observation's."""
     if not line.startswith(_ACT_HEAD):
         return None
-    start = line.find(_OBSERVATION_KEY)
     moves_at = line.rfind(_MOVES_KEY)
+    fields = _ACT_FIELDS.match(line)
+    if fields is not None and moves_at > fields.end():
+        try:
+            moves, end = _raw_decode(line, moves_at + len(_MOVES_KEY))
+        except ValueError:
+            return None
+        clock = _ACT_CLOCK.match(line, end)
+        if clock is not None and isinstance(moves, list):
+            return {"type": "act", "game": int(fields[1]), "id": int(fields[2]),
+                    "seat": int(fields[3]), "observation": line[fields.end():moves_at],
+                    "moves": moves, "deadline_ms": int(clock[1]), "bank_ms": int(clock[2])}
+    start = line.find(_OBSERVATION_KEY)
     if start < 0 or moves_at < start:
         return None
     try:

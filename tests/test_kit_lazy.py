@@ -118,6 +118,30 @@ def test_an_act_line_is_split_only_where_its_top_level_keys_are() -> None:
     assert canasta_kit._act_of('{"type":"event","observation":{},"moves":[1]}') is None
 
 
+@pytest.mark.parametrize("caps", [frozenset(), frozenset({"annotations", "public"})])
+def test_a_request_read_by_its_fields_is_the_request_parsed_whole(caps: frozenset[str]) -> None:
+    """The referee's requests are read field by field (two regular expressions and the moves'
+    JSON): every field as a whole parse gives it, in the same order, the observation as its
+    text; a request laid out otherwise (a field more, or in another place) is split the
+    general way and keeps every field."""
+    acts = [line for line in game_lines("classic", caps, games=1)
+            if line.startswith('{"type":"act",')]
+    assert len(acts) > 20
+    for line in acts:
+        msg = canasta_kit._act_of(line)
+        whole = json.loads(line)
+        assert msg is not None and json.loads(msg.pop("observation")) == whole.pop("observation")
+        assert list(msg.items()) == [(k, v) for k, v in whole.items() if k != "observation"]
+    line = acts[0]
+    extra = line.replace('"bank_ms":', '"hint":[1,{"moves":2}],"bank_ms":')
+    early = line.replace('"seat":', '"table":"main","seat":', 1)
+    for other in (extra, early):
+        msg = canasta_kit._act_of(other)
+        assert msg is not None and json.loads(msg.pop("observation")) == \
+            json.loads(other)["observation"]
+        assert msg == {k: v for k, v in json.loads(other).items() if k != "observation"}
+
+
 def test_an_unread_observation_is_a_dict_every_way_it_is_read() -> None:
     text = '{"seat":2,"hand":["Ah","5d"],"melds":[],"public":{"pile":["7c"]}}'
     whole = json.loads(text)
