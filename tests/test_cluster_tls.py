@@ -97,14 +97,38 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
         proc.wait(timeout=20)
 
 
+def _group_members(pgid: int) -> list[tuple[int, int, str, str]]:
+    """(pid, parent, state, command) of every process in group ``pgid``, zombies included."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                name, fields = f.read().rsplit(")", 1)
+        except OSError:
+            continue
+        state, ppid, group = fields.split()[:3]
+        if int(group) == pgid:
+            found.append((int(entry), int(ppid), state, name.split("(", 1)[1]))
+    return found
+
+
 def _wait_group_gone(pgid: int, seconds: float = 30.0) -> None:
+    """Until no process of the group runs.  Its killed members are reaped by whoever
+    adopted them: init, or this test process once a referee in it made it a child
+    subreaper (then only this process can reap them, so it does)."""
     deadline = time.monotonic() + seconds
     while True:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
+        members = _group_members(pgid)
+        for pid, parent, state, _ in members:
+            if state == "Z" and parent == os.getpid():
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+        running = [m for m in members if m[2] not in ("Z", "X")]
+        if not running:
             return
-        assert time.monotonic() < deadline, f"process group {pgid} outlived the cluster"
+        assert time.monotonic() < deadline, f"process group {pgid} outlived the cluster: {running}"
         time.sleep(0.05)
 
 
