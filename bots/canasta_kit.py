@@ -236,8 +236,8 @@ _ACT_HEAD = '{"type":"act",'
 _OBSERVATION_KEY = '"observation":'
 _MOVES_KEY = ',"moves":'
 # The fields around the observation and the moves, as the referee writes them (each a
-# number): read with two regular expressions rather than parsed as JSON, which took a fifth
-# of the kit's time on a request in a match.
+# number): read with two regular expressions, 2-4 us less than parsing them as JSON of the
+# kit's 20-24 us on a request in a match.
 _ACT_FIELDS = re.compile(r'\{"type":"act","game":(-?\d{1,18}),"id":(-?\d{1,18}),'
                          r'"seat":(-?\d{1,18}),"observation":')
 _ACT_CLOCK = re.compile(r',"deadline_ms":(-?\d{1,18}),"bank_ms":(-?\d{1,18})\}\s*\Z')

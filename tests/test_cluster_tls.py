@@ -97,21 +97,24 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
         proc.wait(timeout=20)
 
 
-def _group_members(pgid: int) -> list[tuple[int, int, str, str]]:
-    """(pid, parent, state, command) of every process in group ``pgid``, zombies included."""
-    found = []
+def _processes() -> Iterator[tuple[int, int, int, str, str]]:
+    """(pid, parent, group, state, name) of every process, zombies included."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as f:
                 name, fields = f.read().rsplit(")", 1)
-        except OSError:
+            state, ppid, group = fields.split()[:3]
+            yield int(entry), int(ppid), int(group), state, name.split("(", 1)[1]
+        except (OSError, ValueError):
             continue
-        state, ppid, group = fields.split()[:3]
-        if int(group) == pgid:
-            found.append((int(entry), int(ppid), state, name.split("(", 1)[1]))
-    return found
+
+
+def _group_members(pgid: int) -> list[tuple[int, int, str, str]]:
+    """(pid, parent, state, name) of every process in group ``pgid``, zombies included."""
+    return [(pid, ppid, state, name) for pid, ppid, group, state, name in _processes()
+            if group == pgid]
 
 
 def _wait_group_gone(pgid: int, seconds: float = 30.0) -> None:
@@ -457,18 +460,16 @@ def test_a_patched_game_function_in_the_worker_process_plays_no_game(
 def _games_processes(worker: int) -> list[int]:
     """The worker's games processes now running."""
     found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+    for pid, ppid, _, _, _ in _processes():
+        if ppid != worker:
             continue
         try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmdline = f.read()
-        except (OSError, ValueError, IndexError):
+        except OSError:
             continue
-        if ppid == worker and b"canasta_cli.tournament.cluster_worker" in cmdline:
-            found.append(int(entry))
+        if b"canasta_cli.tournament.cluster_worker" in cmdline:
+            found.append(pid)
     return found
 
 
