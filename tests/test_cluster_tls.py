@@ -86,10 +86,11 @@ def _printed(output: str, program: str) -> list[str]:
 
 
 def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """The worker, then the scheduler: a worker told to close by both at once can hang in
+    Dask's shutdown for the whole grace period."""
     for proc in reversed(procs):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
-    for proc in reversed(procs):
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=20)
         with contextlib.suppress(ProcessLookupError):
@@ -455,6 +456,32 @@ def test_a_patched_game_function_in_the_worker_process_plays_no_game(
     assert runner.play_tasks(tasks, config)[0]["scores"] == [9999, 0]  # the patch is live here
     assert play_fresh(tasks, config, [], "t") == honest
     assert all(r["scores"] != [9999, 0] for r in honest)
+
+
+def test_a_share_that_starts_after_its_tournament_was_stopped_plays_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A share queued on the worker, or whose thread started late, when the stop came: no
+    games process is started for it (it would play on for as long as its bots allow)."""
+    from canasta_cli.tournament import cluster_worker
+    started: list[Any] = []
+
+    def popen(*args: Any, **kw: Any) -> Any:
+        started.append(args)
+        raise AssertionError("a games process was started")
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    tasks = schedule(["g", "r"], "round-robin", 1, ONE_HAND, 5)
+    run = "stopped-" + os.urandom(4).hex()
+    assert cluster_worker.stop_games(run) == 0
+    for bots in ({"g": GREEDY, "r": "builtin:random"},
+                 {"g": "builtin:greedy", "r": "builtin:random"}):
+        with pytest.raises(cluster_worker.GamesFailed, match="stopped"):
+            play_fresh(tasks, Config(bots, ONE_HAND.to_dict()), [], run)
+    assert started == []
+    assert run not in cluster_worker._RUNNING
+    monkeypatch.undo()
+    assert play_fresh(tasks, Config({"g": "builtin:greedy", "r": "builtin:random"},
+                                    ONE_HAND.to_dict()), [], run + "-other")  # others play
 
 
 def _games_processes(worker: int) -> list[int]:

@@ -37,6 +37,10 @@ from .schedule import Task
 MODULE = "canasta_cli.tournament.cluster_worker"
 MAX_PAYLOAD = 64 << 20
 _RUNNING: dict[str, set[subprocess.Popen[bytes]]] = {}
+# Tournaments stopped on this worker, oldest first: a share of one that starts after its stop
+# (it was queued, or its thread was slow to start) plays nothing.
+_STOPPED: dict[str, None] = {}
+_STOPPED_KEPT = 4096
 _LOCK = threading.Lock()
 
 
@@ -82,6 +86,7 @@ def play_fresh(tasks: list[Task], config: Config, hidden: list[str],
                run: str) -> list[dict[str, Any]]:
     """Play ``tasks`` in a fresh games process on this worker (see the module's doc)."""
     _not_dumpable()
+    _refuse_stopped(run)
     private = [*hidden, *worker_private()]
     if config.reuse_bots or all(c.startswith("builtin:") for c in config.bots.values()):
         _hide_existing(private)  # kept bot processes (trusted bots), or no bot process at all
@@ -90,10 +95,11 @@ def play_fresh(tasks: list[Task], config: Config, hidden: list[str],
                           "hide": private}).encode()
     home = tempfile.mkdtemp(prefix="canasta-games-")  # its working directory: nothing on it
     try:
-        proc = subprocess.Popen([sys.executable, "-m", MODULE], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=home,
-                                close_fds=True)
-        with _LOCK:
+        with _LOCK:  # started and listed at once: a stop in between would miss it
+            _refuse_stopped(run)
+            proc = subprocess.Popen([sys.executable, "-m", MODULE], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=home,
+                                    close_fds=True)
             _RUNNING.setdefault(run, set()).add(proc)
         try:
             out, err = proc.communicate(payload)
@@ -112,10 +118,19 @@ def play_fresh(tasks: list[Task], config: Config, hidden: list[str],
     return rows
 
 
+def _refuse_stopped(run: str) -> None:
+    if run in _STOPPED:
+        raise GamesFailed("the tournament was stopped; its games are not played")
+
+
 def stop_games(run: str) -> int:
     """End this tournament's games processes on this worker (the tournament was stopped);
-    their bots end with them.  Returns how many there were."""
+    their bots end with them, and none of its games starts here afterwards.  Returns how many
+    there were."""
     with _LOCK:
+        _STOPPED[run] = None
+        while len(_STOPPED) > _STOPPED_KEPT:
+            del _STOPPED[next(iter(_STOPPED))]
         procs = list(_RUNNING.pop(run, set()))
     for proc in procs:
         with contextlib.suppress(OSError):
