@@ -484,6 +484,32 @@ def test_a_share_that_starts_after_its_tournament_was_stopped_plays_nothing(
                                     ONE_HAND.to_dict()), [], run + "-other")  # others play
 
 
+def test_a_stop_while_a_games_process_is_starting_ends_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stop comes after the games process was started but before the worker listed it:
+    the stop waits for the listing, and ends it."""
+    from canasta_cli.tournament import cluster_worker
+    real = subprocess.Popen
+    stops: list[int] = []
+    stopper: list[threading.Thread] = []
+    run = "starting-" + os.urandom(4).hex()
+
+    def popen(*args: Any, **kw: Any) -> Any:
+        proc = real(*args, **kw)
+        stopper.append(threading.Thread(target=lambda: stops.append(
+            cluster_worker.stop_games(run))))
+        stopper[0].start()
+        stopper[0].join(0.5)  # it cannot finish before this process is listed
+        return proc
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    tasks = schedule(["g", "r"], "round-robin", 1, ONE_HAND, 5)
+    with pytest.raises(cluster_worker.GamesFailed, match="status"):
+        play_fresh(tasks, Config({"g": GREEDY, "r": "builtin:random"}, ONE_HAND.to_dict()),
+                   [], run)
+    stopper[0].join(30)
+    assert stops == [1]
+
+
 def _games_processes(worker: int) -> list[int]:
     """The worker's games processes now running."""
     found = []
