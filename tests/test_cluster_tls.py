@@ -34,6 +34,7 @@ if find_spec("distributed") is None or find_spec("cryptography") is None:
 from test_signals import sigint_as_at_a_terminal  # noqa: E402
 
 from canasta_cli.core import PRESETS  # noqa: E402
+from canasta_cli.referee import TimeControl  # noqa: E402
 from canasta_cli.tournament.cluster import ClusterError, DaskExecutor  # noqa: E402
 from canasta_cli.tournament.cluster_worker import play_fresh  # noqa: E402
 from canasta_cli.tournament.rows import row_problem, rows_problem  # noqa: E402
@@ -503,9 +504,13 @@ def test_a_stop_while_a_games_process_is_starting_ends_it(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(subprocess, "Popen", popen)
     tasks = schedule(["g", "r"], "round-robin", 1, ONE_HAND, 5)
+    # A bot that never answers, with two minutes a decision: the game cannot end by itself
+    # before the stop, however the threads are scheduled.
+    silent = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'broken.py'} noread"
+    time_control = TimeControl(decision_ms=120_000, bank_ms=0).to_json()
     with pytest.raises(cluster_worker.GamesFailed, match="status"):
-        play_fresh(tasks, Config({"g": GREEDY, "r": "builtin:random"}, ONE_HAND.to_dict()),
-                   [], run)
+        play_fresh(tasks, Config({"g": silent, "r": "builtin:random"}, ONE_HAND.to_dict(),
+                                 time_control), [], run)
     stopper[0].join(30)
     assert stops == [1]
 
