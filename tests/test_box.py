@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -320,31 +321,88 @@ def test_without_any_box_bots_are_refused_unless_unboxed(tmp_path: Path) -> None
     assert "unboxed" in done.stderr and "CRASHED" not in done.stdout
 
 
-@pytest.mark.skipif(box_kind(BoxPolicy(mode="namespaces")) != "namespaces",
-                    reason="user namespaces are not available")
-def test_without_bubblewrap_the_namespace_box_says_so_once_and_holds(tmp_path: Path,
-                                                                     listener: int) -> None:
+def test_without_bubblewrap_bots_are_refused_even_where_namespaces_work(tmp_path: Path) -> None:
+    """The namespace box leaves the user's files readable: no command falls back to it."""
     env = dict(os.environ, CANASTA_NO_BWRAP="1")
     bot = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
-    done = subprocess.run([CANASTA, "match", "--seat", bot, "--seat", "builtin:random",
-                           "--seat", bot, "--seat", "builtin:random", "--set", "max_hands=1"],
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    notes = [x for x in done.stderr.splitlines() if "bubblewrap" in x]
-    assert len(notes) == 1 and "apt install bubblewrap" in notes[0], done.stderr
-    secret = tmp_path / "secret.txt"
-    secret.write_text("x")
-    master, slave = pty.openpty()
+    for command in (["match", "--seat", bot, "--seat", "builtin:random", "--seat", bot,
+                     "--seat", "builtin:random", "--set", "max_hands=1"],
+                    ["bot", "check", bot]):
+        done = subprocess.run([CANASTA, *command], capture_output=True, text=True, env=env,
+                              timeout=120, check=False)
+        assert done.returncode == 2, done
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "--unboxed" in lines[0], lines
+        assert "CANASTA_NO_BWRAP" in lines[0] and "Traceback" not in done.stderr
+
+
+def _sources() -> list[str]:
+    out = ["bundled"]
+    if shutil.which("bwrap"):
+        out.append("system")
+    return out
+
+
+@pytest.fixture
+def unix_server(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """A file in a folder of the user's (outside /tmp, as a home is) and a Unix socket
+    beside it that greets whoever connects (a D-Bus bus, docker.sock)."""
+    home = Path.home() / ".cache" / f"canasta-box-test-{os.getpid()}-{tmp_path.name}"
+    home.mkdir(parents=True)
+    target = home / ".bashrc"
+    target.write_text("# the user's\n")
+    path = home / "bus.sock"
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(str(path))
+    srv.listen(4)
+    srv.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            conn.sendall(b"bus")
+            conn.close()
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
     try:
-        report = play(prisoner("probe", str(listener), f"file:{secret}", os.ttyname(slave),
-                               box=BoxPolicy(mode="namespaces")))
+        yield target, path
     finally:
-        os.close(master)
-        os.close(slave)
-    assert not report["network"]["ok"] and not report["pty"]["ok"]
-    assert not report["devtty"]["ok"] and report["home"]["ok"]
-    assert not report["own_dir"]["ok"]  # no notes beside its program for a later game
-    assert not report["secret"]["ok"]  # under /tmp: the box's /tmp is its own
+        stop.set()
+        t.join(timeout=5)
+        srv.close()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.parametrize("source", _sources())
+def test_bubblewrap_keeps_the_users_files_shm_and_sockets_from_a_bot(
+        source: str, unix_server: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the bundled bwrap and with the system's: the bot writes only its capped /tmp."""
+    from canasta_cli.seats import box
+    monkeypatch.setenv("CANASTA_BWRAP", source)
+    box.bubblewrap.cache_clear()
+    try:
+        assert box.bubblewrap().source == source, box.bubblewrap()
+        shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+        target, sock = unix_server
+        report = play(prisoner("escape", f"file:{target}", f"file:{sock}", box=BoxPolicy(disk_mb=8)))
+    finally:
+        monkeypatch.delenv("CANASTA_BWRAP")
+        box.bubblewrap.cache_clear()
+    got = report["escape"]
+    assert target.read_text() == "# the user's\n"
+    for attack in ("home_write", "home_read", "home_list", "root", "root_fill", "dev",
+                   "socket"):
+        assert not got[attack]["ok"], (attack, got[attack])
+    assert got["run"] == {"ok": False, "error": got["run"].get("error")} or \
+        got["run"]["value"] == [], got["run"]
+    assert got["shm"]["ok"] and got["shm_in_tmp"]["value"] is True, got  # in the capped /tmp
+    shm_after = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+    assert not {n for n in shm_after - shm_before if n.startswith("prisoner-")}
 
 
 @needs_bwrap
@@ -551,3 +609,36 @@ def test_dead_boxes_leave_no_zombies_to_pile_up() -> None:
         finally:
             ref.close()
     assert _zombie_children() <= 2  # at most the last box's, still dying; never one a game
+
+
+def test_the_bubblewrap_in_force_is_the_one_ci_expects() -> None:
+    """.ci/run's first run hides the system's bwrap: bots there are boxed by the bundled one."""
+    from canasta_cli.seats import box
+    expected = os.environ.get("CANASTA_EXPECT_BWRAP")
+    if not expected:
+        pytest.skip("CANASTA_EXPECT_BWRAP is set by .ci/run")
+    assert box.bubblewrap().source == expected, box.bubblewrap()
+
+
+@needs_box
+def test_a_bot_whose_interpreter_and_program_live_under_tmp_starts_in_its_box() -> None:
+    """A venv and a bot under /tmp (where a quick try often lives): the box's own /tmp must
+    not hide them."""
+    top = Path(tempfile.mkdtemp(prefix="canasta-under-tmp-", dir="/tmp"))
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(top / "venv")],
+                       check=True, timeout=120)
+        (top / "bot").mkdir()
+        for name in ("random_bot.py", "canasta_kit.py"):
+            shutil.copy(ROOT / "bots" / name, top / "bot" / name)
+        seat = SubprocessSeat([str(top / "venv" / "bin" / "python"),
+                               str(top / "bot" / "random_bot.py")], name="under-tmp")
+        seats = [seat, *(builtin_seat("builtin:random", i) for i in (1, 2, 3))]
+        ref = Referee(seats, SHORT, ROOMY)
+        try:
+            result = ref.play(1, seed=3)
+        finally:
+            ref.close()
+        assert result.seats[0]["status"] == "OK", (result.seats[0], seat.stderr_tail(4096))
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

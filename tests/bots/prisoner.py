@@ -13,6 +13,10 @@ names; it writes one line ``PRISONER {json}`` to stderr saying what each try got
 * signal0: signal 0 (delivers nothing; says whether a signal would be let through) to every
   process (-1), its process group (0), its parent and itself
 * burn: between its turns, several children spin
+* escape file:FILE file:SOCKET (named so, as for probe): what a bot outside bubblewrap
+  could do to the user: write, read and list FILE (in the user's home), write the box's
+  root, /dev and /dev/shm (and 20 MB into the root, past its /tmp's cap), list /run and
+  connect to the Unix socket SOCKET
 """
 
 import json
@@ -114,6 +118,40 @@ def signal0() -> dict[str, str]:
     return results
 
 
+def unix(path: str) -> str:
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(2)
+        s.connect(path)
+        return s.recv(64).decode()
+
+
+def fill_at(path: str, mb: int) -> int:
+    written = 0
+    with open(path, "wb") as f:
+        for _ in range(mb):
+            f.write(b"x" * (1 << 20))
+            f.flush()
+            written += 1
+    return written
+
+
+def escape(target: str, sock: str) -> dict[str, object]:
+    target, sock = target.removeprefix("file:"), sock.removeprefix("file:")
+    shm = f"/dev/shm/prisoner-{os.getpid()}"
+    return {
+        "home_write": attempt(lambda: write(target)),
+        "home_read": attempt(lambda: read(target)),
+        "home_list": attempt(lambda: os.listdir(os.path.dirname(target))),
+        "root": attempt(lambda: write("/prisoner-note")),
+        "root_fill": attempt(lambda: fill_at("/prisoner-fill", 20)),
+        "dev": attempt(lambda: write("/dev/prisoner-note")),
+        "shm": attempt(lambda: fill_at(shm, 1)),
+        "shm_in_tmp": attempt(lambda: os.path.exists(f"/tmp/prisoner-{os.getpid()}")),
+        "run": attempt(lambda: os.listdir("/run")),
+        "socket": attempt(lambda: unix(sock)),
+    }
+
+
 def burn() -> int:
     for _ in range(4):
         if os.fork() == 0:
@@ -151,6 +189,8 @@ def first_request() -> None:
         report = {"signal0": signal0()}
     elif MODE == "burn":
         report = {"burn": burn()}
+    elif MODE == "escape":
+        report = {"escape": escape(*ARGS)}
     else:
         report = {}
     sys.stderr.write("PRISONER " + json.dumps(report) + "\n")
