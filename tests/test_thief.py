@@ -147,6 +147,7 @@ def test_sandboxed_thief_sees_no_file_outside_its_directory(tmp_path: Path) -> N
 def test_sandbox_without_bubblewrap_is_a_clear_error(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PATH"}
     env["PATH"] = str(tmp_path)  # no bwrap here
+    env["CANASTA_BWRAP"] = "system"  # and not the bundled one
     for args in (["match", "--seat", "builtin:random"] * 1 + ["--seat", "builtin:random"] * 3,
                  ["bot", "check", "true"]):
         done = subprocess.run([CANASTA, *args, "--sandbox"], capture_output=True, text=True,
