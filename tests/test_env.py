@@ -117,6 +117,14 @@ def test_action_table_is_fixed_and_documented() -> None:
         action_table(PRESETS["classic"]).move(10**6)
 
 
+def test_action_table_takes_a_preset_name_as_every_other_api_does() -> None:
+    from canasta_cli.core import RulesError
+    for name, rules in PRESETS.items():
+        assert action_table(name) is action_table(rules)
+    with pytest.raises(RulesError, match="unknown preset"):
+        action_table("no-such-preset")
+
+
 def test_every_field_is_documented() -> None:
     doc = (ROOT / "docs" / "ML.md").read_text(encoding="utf-8")
     for rules in PRESETS.values():

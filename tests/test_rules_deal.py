@@ -160,6 +160,25 @@ def test_s4_6_first_turn_timing_option_lays_red_threes_at_the_players_turn() -> 
     assert len(st.red3[1]) == 1 and all(KIND_OF[c] != RED3 for c in st.hands[1])
 
 
+@pytest.mark.parametrize("timing", ["after_deal", "first_turn"])
+def test_s4_6_red_threes_score_the_same_whenever_they_are_laid(timing: str) -> None:
+    """Seat 0 goes out on the first turn, before seats 1 and 2 have played: with first_turn
+    timing their dealt red threes are still in hand, and score all the same (§4.4, §9): +100
+    for seat 2's side, which melded, -100 for seat 1's, which did not."""
+    rules = CLASSIC.with_options(initial_red3_timing=timing, max_hands=1)
+    st = setup(rules, seat0="Kh Kd Ks Kc Kh Kd Ks Qh Qd Qs Qc", seat1="3h", seat2="3d",
+               stock="9c 5h 5c 5d")
+    held = sum(KIND_OF[c] == RED3 for h in st.hands for c in h)
+    assert held == (2 if timing == "first_turn" else 0)
+    st = play(st, "draw", "meld K K K K K K K", "meld Q Q Q Q", "discard 5")
+    (result,) = st.results
+    assert result.reason == "went_out" and result.went_out == 0
+    ours, theirs = result.sides
+    assert (ours.red_threes, ours.red_three_points) == (1, 100)
+    assert (theirs.red_threes, theirs.red_three_points) == (1, -100)
+    assert theirs.total == theirs.hand_penalty - 100
+
+
 def test_s4_7_red_three_in_the_upcards_goes_to_whoever_takes_the_pile_without_replacement() -> None:
     st = setup(seat0="9h 9c Kh Kd Ks 7h 7d 7c 5c 6c 8c", stock="3h 9d 4s")
     stock_before = len(st.stock)

@@ -59,7 +59,7 @@ def test_s14_3_target_7500() -> None:
 def test_s7_1_and_s14_3_minimum_by_each_partnerships_own_score() -> None:
     st = new_game(PAIRS, seed=1, scores=[3000, 1500, -10])
     assert observation(st, 0, history=False)["minimums"] == [120, 90, 15]
-    assert PAIRS.initial_minimum(7500) == 150 and PAIRS.initial_minimum(7495) == 120
+    assert PAIRS.initial_minimum(7500) == 120 and PAIRS.initial_minimum(7495) == 120  # no 150 here
 
 
 def test_s14_3_two_canastas_to_go_out() -> None:
@@ -146,3 +146,11 @@ def test_a_tournament_plays_every_seating_of_the_partnerships(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     rows = [x for x in (tmp_path / "games.jsonl").read_text().splitlines() if x.strip()]
     assert len(rows) == 6  # one deal in each of the six seatings
+
+
+def test_three_partnerships_of_two_keep_120_from_3000_with_no_150() -> None:
+    """The source gives 150 from 7,500 only for the 10,000-point game of two partnerships
+    of three; three partnerships of two (target 7,500) keep 120 (docs/RULES.md)."""
+    pairs, six = PRESETS["six-player-pairs"], PRESETS["six-player"]
+    assert [pairs.initial_minimum(s) for s in (2995, 3000, 7500, 9000)] == [90, 120, 120, 120]
+    assert [six.initial_minimum(s) for s in (3000, 7495, 7500)] == [120, 120, 150]

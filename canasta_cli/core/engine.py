@@ -23,7 +23,7 @@ from .cards import (
 )
 from .deal import DeckError, check_scores, complete_deck, game_over_reason, shuffled_deck
 from .errors import CanastaError
-from .explain import explain
+from .explain import explain, malformed
 from .legality import legal_moves
 from .moves import Add, Answer, Ask, Discard, Draw, EndHand, Meld, Move, TakePile
 from .reasons import GameEnd, HandEnd
@@ -77,16 +77,24 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     if isinstance(hand_no, bool) or not isinstance(hand_no, int) or not 1 <= hand_no <= 10_000:
         raise ValueError(f"hand_no must be a whole number from 1 to 10000, not {hand_no!r}")
     orders = [_deck_ids(d, rules) for d in decks]
+    _check_dealer(dealer, rules)
     if dealer is None:
         dealer = random.Random(f"canasta/{seed}/dealer").randrange(rules.players)
-    if not 0 <= dealer < rules.players:
-        raise ValueError(f"dealer must be a seat from 0 to {rules.players - 1}")
     stacked = tuple(complete_deck(rules, d, seed, hand_no + i) for i, d in enumerate(orders))
     # The state before the first deal: ``_deal`` moves to the next hand and dealer.
     st = GameState(rules, seed, stacked=stacked, first_hand=hand_no, hand_no=hand_no - 1,
                    dealer=(dealer - 1) % rules.players, scores=start, hand_log=hand_log)
     _deal(st)
     return st
+
+
+def _check_dealer(dealer: object, rules: Ruleset) -> None:
+    """Refuse a dealer that is neither None (drawn from the seed) nor a seat: a bool, a float
+    or a string would deal a game all the same.  Checked as ``object``, before any narrowing:
+    compiled, an ``int | None`` narrowed to int reads True as 1."""
+    if dealer is not None and (type(dealer) is not int or not 0 <= dealer < rules.players):
+        raise ValueError(f"dealer must be a seat, a whole number from 0 to {rules.players - 1},"
+                         f" not {dealer!r}")
 
 
 def _deck_ids(deck: Sequence[int] | Sequence[str] | str, rules: Ruleset) -> list[int]:
@@ -116,13 +124,26 @@ def apply(state: GameState, move: Move | str) -> GameState:
         if listed is move:
             break
     else:
-        if move not in legal:
+        found = _equal_listed(legal, move)
+        if found is None:
             raise IllegalMoveError(move, explain(state, move))
+        move = found
     st = state.copy()
     _do(st, move)
     if st.hand_log and st.hand_no != state.hand_no:
         _rebase(st, state.log)
     return st
+
+
+def _equal_listed(legal: Sequence[Move], move: Move) -> Move | None:
+    """The listed move equal to ``move`` (the one then played), or None.  Only a well-formed
+    move is compared: equality takes ``Discard(True)`` for ``Discard(1)`` (a bool is an int)
+    and ``Meld(9, 3.0)`` for ``Meld(9, 3)``."""
+    if malformed(move) is None:
+        for listed in legal:
+            if listed == move:
+                return listed
+    return None
 
 
 def _rebase(st: GameState, before: tuple[Any, ...] | None) -> None:
@@ -190,7 +211,7 @@ def check_sequence(state: GameState, moves: list[Move]) -> tuple[int, str] | Non
             return i, "nothing can follow 'draw' in one line: the card drawn is not known yet"
         if state.is_over or state.actor != actor:
             return i, "your turn is over by then"
-        if move not in legal_moves(state):
+        if _equal_listed(legal_moves(state), move) is None:
             return i, _short_of_minimum(state, moves[i:]) or explain(state, move)
         state = apply(state, move)
     return None
@@ -595,6 +616,16 @@ def _form_partners(st: GameState, lone: int) -> None:
     _log(st, ev.PartnersFormed(lone, (a, b), tuple(merged)))
 
 
+def _red3_count(st: GameState, side: int) -> int:
+    """The side's red threes: those laid, and those its players still hold.  A red three is
+    held only under ``initial_red3_timing=first_turn``, dealt to a player whose first turn
+    never came (someone went out, or ``max_turns`` ended the game); when it is laid changes
+    which stock cards are used, never the score (rules §4.4)."""
+    rules = st.rules
+    held = sum(st.hc[s][RED3] for s in range(rules.players) if rules.side_of(s) == side)
+    return len(st.red3[side]) + held
+
+
 def _end_hand(st: GameState, reason: HandEnd, out_seat: int | None, concealed: bool) -> None:
     rules = st.rules
     out_row = st.team[out_seat] if out_seat is not None else None
@@ -607,7 +638,7 @@ def _end_hand(st: GameState, reason: HandEnd, out_seat: int | None, concealed: b
         if row == out_row:
             bonus = rules.concealed_going_out_bonus if concealed else rules.going_out_bonus
         hands = [st.hands[s] for s in range(rules.players) if st.team[s] == row]
-        sides.append(score_side(rules, side, st.melds[row], len(st.red3[side]), hands, bonus))
+        sides.append(score_side(rules, side, st.melds[row], _red3_count(st, side), hands, bonus))
     result = HandResult(st.hand_no, reason, out_seat, concealed, tuple(sides))
     st.scores = tuple(a + b for a, b in zip(st.scores, result.totals, strict=True))
     st.results = st.results + (result,)

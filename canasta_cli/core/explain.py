@@ -27,7 +27,7 @@ def _names_red_three(move: Move) -> bool:
 
 
 def explain(state: GameState, move: Move) -> str:
-    reason = _malformed(move)
+    reason = malformed(move)
     if reason is not None:
         return reason
     reason = _reason(state, move)
@@ -36,14 +36,20 @@ def explain(state: GameState, move: Move) -> str:
     return reason
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def malformed(move: object) -> str | None:
+    """Why ``move`` is no move at all (an unknown type, a field that is not an int, a kind
+    out of range, a negative count), before any rule is asked: such a move reaches the
+    engine only through the API, never through the notation.  ``apply`` asks this before
+    comparing a move with the listed ones, because equality would take ``Discard(True)``
+    for ``Discard(1)`` and ``Meld(9, 3.0)`` for ``Meld(9, 3)``.
 
-
-def _malformed(move: object) -> str | None:
-    """Why ``move`` is no move at all (an unknown type, a kind out of range, a negative or
-    non-whole count), before any rule is asked: such a move reaches the engine only through
-    the API, never through the notation."""
+    >>> malformed(Discard(True))
+    'kind True is not a card kind: kinds are whole numbers from 0 (4) to 14 (red 3)'
+    >>> malformed(Meld(9, 3.0))
+    'naturals must be a whole number of cards, 0 or more, not 3.0'
+    >>> malformed(Meld(9, 3)) is None
+    True
+    """
     if not isinstance(move, (Draw, TakePile, Meld, Add, Discard, Ask, Answer, EndHand)):
         return f"{type(move).__name__} is not a move (see canasta_cli.core.moves)"
     kinds: tuple[tuple[str, object], ...] = ()
@@ -55,14 +61,14 @@ def _malformed(move: object) -> str | None:
         kinds = (("rank", move.rank), ("kind", move.kind))
     elif isinstance(move, Discard):
         kinds = (("kind", move.kind),)
-    elif isinstance(move, Answer) and not isinstance(move.yes, bool):
+    elif isinstance(move, Answer) and type(move.yes) is not bool:
         return f"an answer is yes or no (True or False), not {move.yes!r}"
     for name, value in kinds:
-        if not _is_int(value) or not 0 <= value < N_KINDS:  # type: ignore[operator]
+        if type(value) is not int or not 0 <= value < N_KINDS:
             return (f"{name} {value!r} is not a card kind: kinds are whole numbers from 0"
                     f" ({KIND_TEXT[0]}) to {N_KINDS - 1} (red 3)")
     for name, value in counts:
-        if not _is_int(value) or value < 0:  # type: ignore[operator]
+        if type(value) is not int or value < 0:
             return f"{name} must be a whole number of cards, 0 or more, not {value!r}"
     return None
 

@@ -100,10 +100,16 @@ class Ruleset:
             return (seat + 3) % self.players
         return (seat + 2) % self.players
 
+    @property
+    def six_player_150(self) -> bool:
+        """The 150 minimum belongs to six players in two partnerships of three (the
+        10,000-point game); three partnerships of two keep 120 from 3,000 (docs/RULES.md)."""
+        return self.players == 6 and not self.three_partnerships
+
     def initial_minimum(self, score: int) -> int:
         if score < 0:
             return 15
-        if self.players == 6 and score >= self.six_player_150_threshold:
+        if self.six_player_150 and score >= self.six_player_150_threshold:
             return 150
         if score >= 3000:
             return 120
@@ -327,7 +333,7 @@ def describe(r: Ruleset) -> list[tuple[str, str]]:
         ("tie_policy", "a tie at or above the target is played on with further hands"
          if r.tie_policy == "play_on" else "a tie at or above the target is a draw"),
         ("six_player_150_threshold", f"six players: minimum 150 from {r.six_player_150_threshold}"
-         if r.players == 6 else "only used with six players"),
+         if r.six_player_150 else "only used with six players in two partnerships of three"),
         ("max_hands", f"a game stops after {r.max_hands} hands at most (the higher total wins)"),
         ("max_turns", f"a game stops after {r.max_turns} turns at most: the hand in progress is"
          " scored as it stands"),

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.cards import BLACK3, DEUCE, JOKER, RED3
 from ..core.moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Move, meld, take
 from ..core.notation import format_move
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, preset
 
 if TYPE_CHECKING:
     import numpy as np
@@ -134,6 +134,7 @@ def _table(key: tuple[int, int, bool]) -> ActionTable:
                                wild_le_natural=c4))
 
 
-def action_table(rules: Ruleset) -> ActionTable:
-    """The shared table for ``rules`` (tables are equal for rulesets with the same key)."""
-    return _table(table_key(rules))
+def action_table(rules: Ruleset | str) -> ActionTable:
+    """The shared table for ``rules``, a Ruleset or a preset name as everywhere else
+    (tables are equal for rulesets with the same key)."""
+    return _table(table_key(preset(rules) if isinstance(rules, str) else rules))
