@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import ssl
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pexpect
+import pytest
 
 from canasta_cli.core import Ruleset
 from canasta_cli.net.table import (
@@ -145,11 +147,19 @@ def env() -> dict[str, str]:
     return e
 
 
-def serve(*args: str) -> tuple[subprocess.Popen[str], dict[str, str], str]:
+def serve(*args: str, files: int | None = None
+          ) -> tuple[subprocess.Popen[str], dict[str, str], str]:
     """``canasta serve`` on a free port: the process, the join tokens by seat ("0", "1"...,
-    and "watch") and the address, read from the join lines it prints."""
+    and "watch") and the address, read from the join lines it prints.  ``files``: its
+    open-file limit, soft and hard (the table cannot raise it)."""
+    def limit() -> None:
+        if files is not None:
+            import resource
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
     proc = subprocess.Popen([CANASTA, "serve", "--port", "0", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=env(), cwd=ROOT)
+                            stderr=subprocess.STDOUT, text=True, env=env(), cwd=ROOT,
+                            preexec_fn=limit if files is not None else None)
     assert proc.stdout is not None
     tokens: dict[str, str] = {}
     address = ""
@@ -192,6 +202,21 @@ def choose(child: pexpect.spawn) -> str:
         if wanted in moves:
             return wanted
     return next((m for m in moves if m.startswith("discard")), moves[0])
+
+
+def certificate(tmp: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for localhost and 127.0.0.1 (openssl, as on any system)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl to make a test certificate (and no cryptography package)")
+    cert, key = tmp / "cert.pem", tmp / "key.pem"
+    made = subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                           str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=localhost",
+                           "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                          capture_output=True, text=True, timeout=WAIT)
+    if made.returncode != 0:
+        pytest.skip(f"openssl cannot make a test certificate here: {made.stderr[-200:]}")
+    return cert, key
 
 
 def record_of(path: Path) -> list[dict[str, Any]]:

@@ -4,30 +4,14 @@ turned away with a clear error."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from net_helpers import ROOT, WAIT, record_of, serve
+from net_helpers import ROOT, WAIT, certificate, record_of, serve
 
 from canasta_cli.net.client import JoinError, Link, tls_context
-
-
-def _certificate(tmp: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for localhost and 127.0.0.1 (openssl, as on any system)."""
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("no openssl to make a test certificate (and no cryptography package)")
-    cert, key = tmp / "cert.pem", tmp / "key.pem"
-    made = subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
-                           str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=localhost",
-                           "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-                          capture_output=True, text=True, timeout=WAIT)
-    if made.returncode != 0:
-        pytest.skip(f"openssl cannot make a test certificate here: {made.stderr[-200:]}")
-    return cert, key
 
 
 def _join(address: str, token: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -37,7 +21,7 @@ def _join(address: str, token: str, *args: str) -> subprocess.CompletedProcess[s
 
 
 def test_tls_round_trip(tmp_path: Path) -> None:
-    cert, key = _certificate(tmp_path)
+    cert, key = certificate(tmp_path)
     proc, tokens, address = serve("--tls-cert", str(cert), "--tls-key", str(key), "--seed", "3",
                                   "--set", "max_hands=1", "--save-dir", str(tmp_path / "g"),
                                   "--seat", "remote", "--seat", "builtin:random", "--seat",

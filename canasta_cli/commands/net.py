@@ -97,7 +97,8 @@ def serve(
         help="Give up if the remote seats have not all joined by then (0: wait).", min=0.0)]
     = 0.0,
     ban_after: Annotated[int, typer.Option(
-        help="Wrong tokens from one address (within a minute) before it is refused.", min=1)]
+        help="Wrong tokens from one address (within a minute) before it is refused; a"
+        " connection silent until --handshake-s counts as one.", min=1)]
     = 5,
     ban_s: Annotated[float, typer.Option(help="How long such an address is refused.",
                                          min=0.0)] = 60.0,
@@ -112,8 +113,6 @@ def serve(
 ) -> None:
     """Host a table on a TCP port: people and bots join it from other machines with the
     printed join lines (canasta join), spectators with the spectator's token."""
-    import random
-
     from .. import play as playmod
     from ..net.client import server_tls
     from ..net.table import (
@@ -164,8 +163,7 @@ def serve(
                             f" builtin:hard), got {len(specs)}")
             start = load_scores(scores, r)
             from ..match import game_seeds
-            seeds = game_seeds(games, seed) if seed is not None else [
-                random.SystemRandom().randrange(10**9) for _ in range(games)]
+            seeds = game_seeds(games, seed)  # none given: 128 bits from secrets per game
             decks = load_decks(deck, r, dealer, seeds[0]) or None
             plans = new_plans(seeds, save_dir or playmod.save_dir(), decks, dealer, start, hand)
     except RecordError as exc:
@@ -268,7 +266,8 @@ def join(
         help="The certificate to trust (the host's own, if self-signed); implies --tls.")]
     = None,
     retry_s: Annotated[float, typer.Option(
-        help="After a dropped connection, keep joining again for this long.", min=0.0)] = 60.0,
+        help="After a dropped connection, or while the table says it is busy (too many"
+        " connections joining), keep joining again for this long.", min=0.0)] = 60.0,
     box: BoxOptions = DEFAULT_BOX,
     bot_log: Annotated[Path | None, typer.Option(
         help="With --bot: the file for the bot's stderr (default: this terminal).")] = None,
@@ -279,7 +278,7 @@ def join(
 ) -> None:
     """Join a table hosted with canasta serve: as a person at the prompt, as a bot (--bot),
     or as a spectator (--watch)."""
-    from ..net.client import JoinError, Left, Link, play_person, tls_context
+    from ..net.client import JoinError, Left, Link, join_retrying, play_person, tls_context
     from ..net.client import watch as watch_
     from ..net.wire import parse_address
     if bot is not None and watch:
@@ -302,14 +301,17 @@ def join(
         box.setup([bot], ponder=True)
         log = bot_log or (Path("/dev/stderr") if os.path.exists("/dev/stderr") else None)
         try:
-            why = asyncio.run(pipe(host, port, token, ctx, bot, box.sandbox, log, typer.echo))
+            why = asyncio.run(pipe(host, port, token, ctx, bot, box.sandbox, log, typer.echo,
+                                   retry_s))
         except JoinError as exc:
             raise fail(str(exc)) from None
         typer.echo(f"bot left the table: {why}")
         return
     try:
         if watch:
-            why = watch_(Link(host, port, token, "watch", ctx), typer.echo)
+            link = join_retrying(lambda: Link(host, port, token, "watch", ctx), retry_s,
+                                 typer.echo)
+            why = watch_(link, typer.echo)
             typer.echo(f"== {why}")
             return
         from ..play import make_table

@@ -3,7 +3,8 @@
 The bot is started the way every bot is (``SubprocessSeat``: its own process group, contained
 or sandboxed, a private home, its stderr drained to a log), and then only bytes are copied:
 the server judges every line, as it would the bot's pipes.  Any bot that runs under
-``canasta match`` runs here unchanged.
+``canasta match`` runs here unchanged.  The table's own lines (its welcome or refusal) are
+read as the person's client reads them: bounded, and made safe before they are shown.
 """
 
 from __future__ import annotations
@@ -12,50 +13,86 @@ import asyncio
 import contextlib
 import os
 import ssl
+from collections.abc import Callable
 from pathlib import Path
 
+from ..protocol.replies import ProtocolError, decode_line
+from ..seats.base import Message
 from ..seats.subprocess_seat import SubprocessSeat
-from .client import JoinError
+from .client import Backoff, Busy, JoinError, refusal, safe
 from .wire import HANDSHAKE_LINE, join_message
 
 
 async def _handshake(host: str, port: int, token: str, tls: ssl.SSLContext | None
-                     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, dict[str, object],
-                                bytes]:
-    import json
+                     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, Message, bytes]:
+    """Connect and join: the streams, the table's welcome (made safe to show) and what
+    came after it; JoinError (Busy: the table is busy, try again) if that failed."""
     try:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(
             host, port, ssl=tls, server_hostname=host if tls else None), 10)
     except (OSError, ssl.SSLError, TimeoutError) as exc:
         raise JoinError(f"cannot reach {host}:{port}: {exc}") from None
-    writer.write(join_message(token, "bot"))
+    try:
+        writer.write(join_message(token, "bot"))
+        first, rest = await _first_line(reader, f"{host}:{port}")
+        try:
+            welcome = safe(decode_line(first))
+        except ProtocolError:
+            raise JoinError(f"{host}:{port} does not look like a canasta table") from None
+        if welcome.get("type") == "refused":
+            raise refusal(welcome)
+        if welcome.get("type") != "welcome":
+            raise JoinError(f"{host}:{port} does not look like a canasta table")
+    except JoinError:
+        writer.close()
+        raise
+    return reader, writer, welcome, rest
+
+
+async def _first_line(reader: asyncio.StreamReader, where: str) -> tuple[bytes, bytes]:
+    """The table's first line (at most ``HANDSHAKE_LINE`` bytes) and what came after it."""
     buf = b""
     while b"\n" not in buf:
         try:
             chunk = await asyncio.wait_for(reader.read(HANDSHAKE_LINE), 10)
         except (OSError, ssl.SSLError, TimeoutError):
             chunk = b""
-        if not chunk or len(buf) > HANDSHAKE_LINE:
-            raise JoinError(f"{host}:{port} closed the connection during the handshake")
+        if len(buf) > HANDSHAKE_LINE:
+            raise JoinError(f"{where} does not look like a canasta table (its first line is"
+                            f" over {HANDSHAKE_LINE} bytes)")
+        if not chunk:
+            raise JoinError(f"{where} closed the connection during the handshake")
         buf += chunk
     first, _, rest = buf.partition(b"\n")
-    try:
-        welcome = json.loads(first)
-    except ValueError:
-        raise JoinError(f"{host}:{port} does not look like a canasta table") from None
-    if not isinstance(welcome, dict) or welcome.get("type") != "welcome":
-        reason = welcome.get("reason") if isinstance(welcome, dict) else None
-        raise JoinError(f"refused: {str(reason)[:300]}")
-    return reader, writer, welcome, rest
+    return first, rest
+
+
+async def _join(host: str, port: int, token: str, tls: ssl.SSLContext | None,
+                retry_s: float, said: Callable[[str], object]
+                ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, Message, bytes]:
+    """``_handshake``, tried again while the table says it is busy, for up to ``retry_s``."""
+    backoff = Backoff(retry_s)
+    told = False
+    while True:
+        try:
+            return await _handshake(host, port, token, tls)
+        except Busy as exc:
+            pause = backoff.next()
+            if pause is None:
+                raise Busy(f"{exc} (still busy after {retry_s:g} s)") from None
+        if not told:
+            said(f"the table is busy; trying again for up to {retry_s:g} s...")
+            told = True
+        await asyncio.sleep(pause)
 
 
 async def pipe(host: str, port: int, token: str, tls: ssl.SSLContext | None, command: str,
                sandbox: bool = False, stderr_log: Path | None = None,
-               said: object = print) -> str:
-    """Join, start the bot, copy both ways until either side ends; why it ended."""
-    reader, writer, welcome, rest = await _handshake(host, port, token, tls)
-    if callable(said):
-        said(f"joined seat {welcome.get('seat')} ({welcome.get('name')}) as a bot: {command}")
+               said: Callable[[str], object] = print, retry_s: float = 60.0) -> str:
+    """Join (for up to ``retry_s`` while the table is busy), start the bot, copy both ways
+    until either side ends; why it ended."""
+    reader, writer, welcome, rest = await _join(host, port, token, tls, retry_s, said)
+    said(f"joined seat {welcome.get('seat')} ({welcome.get('name')}) as a bot: {command}")
     seat = SubprocessSeat(command, stderr_log=stderr_log, sandbox=sandbox)
     seat.launch()
     proc = seat.proc

@@ -4,12 +4,18 @@ spectator, over one connection to a table.
 The person's seat is the very HumanSeat of ``canasta play``, fed the protocol messages that
 come over the connection.  Why a move is refused is asked of the server (``explain``), which
 holds the game; a hint is worked out here, from what this seat may see, when the table
-allows hints.  A dropped connection is joined again with the same token.
+allows hints.  A dropped connection is joined again with the same token, and a table that
+says it is busy (too many connections joining: a refusal marked ``retry``) is asked again.
+
+Everything the table sends is untrusted: read with the bots' bounded reader (line length,
+nesting, numbers), and every text in it spelled out safe for the terminal
+(``safetext.visible``) before anything is built from it or shown.
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 import select
 import socket
 import ssl
@@ -24,6 +30,7 @@ from ..core import Move, format_move
 from ..event_text import describe_event
 from ..protocol.messages import PROTOCOL
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
+from ..safetext import visible
 from ..seats.base import Interrupted, Message
 from ..seats.human import HumanSeat, SharedTable
 from ..ui.prompt import Terminal
@@ -32,11 +39,85 @@ from .held import HeldView, client_view
 from .wire import LineTooLong, Splitter, join_message, line
 
 CONNECT_S = 10.0
+RETRY_FIRST_S = 0.25  # the first pause before joining a busy table again; then doubled
+RETRY_MOST_S = 4.0
 _UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 class JoinError(Exception):
     """The table could not be reached or refused this client; the message says why."""
+
+
+class Busy(JoinError):
+    """The table refused for now (too many connections joining): try again soon."""
+
+
+def refusal(msg: Message) -> JoinError:
+    """The error a ``refused`` message (already made safe) stands for."""
+    kind = Busy if msg.get("retry") is True else JoinError
+    return kind(f"refused: {str(msg.get('reason'))[:300]}")
+
+
+def safe(msg: Message) -> Message:
+    """``msg`` (decoded) with every text in it, keys too, made safe to show: a hostile
+    table's escape sequences are spelled out, never sent to the terminal.  Iterative: the
+    nesting is bounded by the decoder, not by this function's stack."""
+    todo: list[dict[str, Any] | list[Any]] = [msg]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            for key in [k for k in node if not k.isprintable()]:
+                node[visible(key)] = node.pop(key)
+            todo += _safe_items(node, list(node.items()))
+        else:
+            todo += _safe_items(node, list(enumerate(node)))
+    return msg
+
+
+def _safe_items(node: Any, items: list[tuple[Any, Any]]) -> list[dict[str, Any] | list[Any]]:
+    """Texts among ``items`` made safe in ``node``; the containers among them, to visit."""
+    inner: list[dict[str, Any] | list[Any]] = []
+    for key, value in items:
+        if isinstance(value, str):
+            if not value.isprintable():
+                node[key] = visible(value)
+        elif isinstance(value, (dict, list)):
+            inner.append(value)
+    return inner
+
+
+class Backoff:
+    """Pauses between tries that double (with some jitter, so that many clients do not
+    come back at once) up to ``RETRY_MOST_S``, within ``budget_s`` in all."""
+
+    def __init__(self, budget_s: float) -> None:
+        self.deadline = time.monotonic() + budget_s
+        self.pause = RETRY_FIRST_S
+
+    def next(self) -> float | None:
+        """The pause before the next try, or None when the budget is spent."""
+        if time.monotonic() + self.pause > self.deadline:
+            return None
+        pause, self.pause = self.pause, min(self.pause * 2, RETRY_MOST_S)
+        return pause * random.uniform(0.75, 1.0)
+
+
+def join_retrying(connect: Callable[[], Link], budget_s: float,
+                  tell: Callable[[str], None]) -> Link:
+    """``connect()``, tried again while the table says it is busy, for up to ``budget_s``."""
+    backoff = Backoff(budget_s)
+    told = False
+    while True:
+        try:
+            return connect()
+        except Busy as exc:
+            pause = backoff.next()
+            if pause is None:
+                raise Busy(f"{exc} (still busy after {budget_s:g} s)") from None
+        if not told:
+            tell(f"The table is busy; trying again for up to {budget_s:g} s...")
+            told = True
+        time.sleep(pause)
 
 
 class Lost(Exception):
@@ -75,7 +156,7 @@ class Link:
                             " table with TLS needs --tls; one without, no --tls)") from None
         if welcome.get("type") == "refused":
             self.close()
-            raise JoinError(f"refused: {str(welcome.get('reason'))[:300]}")
+            raise refusal(welcome)
         if welcome.get("type") != "welcome":
             self.close()
             raise JoinError(f"{host}:{port} does not look like a canasta table")
@@ -113,7 +194,7 @@ class Link:
             with contextlib.suppress(OSError):
                 self.sock.settimeout(None)
         try:
-            return decode_line(raw)
+            return safe(decode_line(raw))
         except ProtocolError as exc:
             return {"type": "garbled", "reason": str(exc)}
 
@@ -232,9 +313,9 @@ Connect = Callable[[], Link]
 def play_person(connect: Connect, table: SharedTable, retry_s: float,
                 rejoin_hint: str) -> str:
     """Play at the table until it says bye; joins again after a dropped connection (for up
-    to ``retry_s``).  Returns why it ended."""
-    link = connect()
+    to ``retry_s``; the first join too, while the table is busy).  Returns why it ended."""
     show = table.terminal.show
+    link = join_retrying(connect, retry_s, show)
     style = table.style
     first = True
     while True:
@@ -268,6 +349,8 @@ def _reconnect(connect: Connect, retry_s: float) -> Link | None:
     while time.monotonic() < deadline:
         try:
             return connect()
+        except Busy:
+            pass  # too many connections joining: it passes
         except JoinError as exc:
             if str(exc).startswith("refused"):
                 return None

@@ -7,14 +7,20 @@ statuses: a dropped connection is a crash).  A person may drop and join again wi
 token: the seat keeps what it sent this game and sends it again, request included.  While the
 person is away and asked to play, the seat waits up to ``away_s``, then a built-in stand-in
 plays for them until they are back; both are announced to everyone at the table.
+
+What a seat sends while it is not asked waits, unread, until it is: past ``MAX_UNASKED``
+bytes of it, a bot is out of the game (PROTOCOL_ERROR, default moves, as for any failed
+bot) and a person's connection is closed (they may join again), so that a client cannot
+fill the table's memory between its turns.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import NotationError, parse_move
@@ -28,6 +34,7 @@ from .hub import Conn, Hub
 from .wire import line
 
 SORT_LIMIT = 1000  # lines kept waiting to be sorted; more are counted as not asked for
+MAX_UNASKED = 256 << 10  # bytes a seat may send while it is not asked, before they are read
 QUICK_ANSWER = 0.002  # s: a bot slower than this is thinking; the other seats get their news
 EXPLAINS_PER_REQUEST = 200  # a person's "why not?" questions answered per decision
 
@@ -57,6 +64,8 @@ class RemoteSeat(Seat):
         self._joins = 0
         self._lines: deque[bytes] = deque()
         self._more = 0
+        self._asked = False  # the referee is waiting for this seat's answer (and reads)
+        self._unasked = 0  # bytes come while it was not, since they were last read
         self._out = bytearray()
         self._log: list[bytes] = []  # a person's game so far: sent again when they rejoin
         self._asking: bytes | None = None  # a person's request in hand
@@ -86,6 +95,7 @@ class RemoteSeat(Seat):
             self._joins += 1
             rejoin = self._joins > 1 or self.resumed
             self._lines.clear()
+            self._unasked = 0
             self.hub.welcome(conn, role="player", seat=self.index, name=self.name, client=kind,
                              hint=self.hint and kind == "person",
                              undo=self.undo and kind == "person", rejoin=rejoin,
@@ -110,6 +120,14 @@ class RemoteSeat(Seat):
         with self._cv:
             if conn is not self._conn:
                 return  # a connection this seat has replaced
+            if not self._asked:
+                self._unasked += len(data) + 1
+                if self._unasked > MAX_UNASKED:
+                    self._lines.clear()
+                    self._cut_off_locked(f"sent more than {MAX_UNASKED >> 10} KiB while it was"
+                                         " not asked (nobody reads them until it is)")
+                    conn.close("sent too much while not asked")
+                    return
             if len(self._lines) < SORT_LIMIT:
                 self._lines.append(data)
             else:
@@ -120,11 +138,17 @@ class RemoteSeat(Seat):
         with self._cv:
             if conn is not self._conn:
                 return
-            if self.kind == "bot" and self.started and self._dead is None:
-                self._dead = ("PROTOCOL_ERROR", reason)
-            else:
-                self._sorter.unasked(reason)
+            self._cut_off_locked(reason)
         conn.close(reason)
+
+    def _cut_off_locked(self, reason: str) -> None:
+        """A bot in the game is out of it (PROTOCOL_ERROR, as a local bot's pipe would be);
+        before the game, or a person, only loses this connection (noted)."""
+        if self.kind == "bot" and self.started and self._dead is None:
+            self._dead = ("PROTOCOL_ERROR", reason)
+            self._cv.notify_all()
+        else:
+            self._sorter.unasked(reason)
 
     def detach(self, conn: Conn, reason: str) -> None:
         with self._cv:
@@ -195,12 +219,29 @@ class RemoteSeat(Seat):
             if rtt is not None:
                 self.rtts.append(rtt)
             return reply
-        return self._person(msg)
+        with self._being_asked():
+            return self._person(msg)
+
+    @contextlib.contextmanager
+    def _being_asked(self) -> Iterator[None]:
+        """While the referee waits for this seat, what it sends is read as it comes: only
+        what comes meanwhile is free of the ``MAX_UNASKED`` bound."""
+        with self._cv:
+            self._asked = True
+        try:
+            yield
+        finally:
+            with self._cv:
+                self._asked = False
 
     # A bot ------------------------------------------------------------------------------------
     def _await(self, msg: Asked, timeout: float, answer: str) -> Message:
         """Send ``msg`` and return the bot's answer of type ``answer`` (or SeatFailure);
         every other line is sorted on the way, as the pipe of a local bot's would be."""
+        with self._being_asked():
+            return self._answer(msg, timeout, answer)
+
+    def _answer(self, msg: Asked, timeout: float, answer: str) -> Message:
         deadline = time.monotonic() + max(0.0, timeout)
         rid = asked_id(msg)
         with self._cv:
@@ -243,6 +284,7 @@ class RemoteSeat(Seat):
         """Lines that came while nothing was asked: late replies, or not asked for (a
         rejoining bot's repeated ``ready`` is dropped once)."""
         self._sorter.sort(self._lines, self._swallow)
+        self._unasked = 0
 
     def _swallow(self, reply: Message) -> bool:
         if reply.get("type") == "ready" and self._swallow_ready:

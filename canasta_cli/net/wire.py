@@ -3,7 +3,8 @@ bounded line splitter, and the few messages only people and spectators get.
 
 A connection speaks JSON lines only.  Its first line, from the client, is the handshake
 ``{"type": "join", "token": T, "client": "person" | "bot" | "watch"}``; the server answers
-``welcome`` (or ``refused``, then closes).  After that a seat's connection carries exactly
+``welcome`` (or ``refused``, then closes: with ``"retry": true`` when the refusal passes, the
+table being busy, so that a client knows to try again).  After that a seat's connection carries exactly
 the bot protocol (protocol/README.md), plus, for a person's client only, ``explain`` and
 ``notice``; a spectator's carries the public lines of the sealed record as they are written.
 """
@@ -61,8 +62,12 @@ def join_message(token: str, client: str) -> bytes:
     return line({"type": "join", "version": NET_VERSION, "token": token, "client": client})
 
 
-def refused(reason: str) -> bytes:
-    return line({"type": "refused", "reason": reason})
+def refused(reason: str, retry: bool = False) -> bytes:
+    """``retry``: the refusal passes (the table is busy): the client may try again soon."""
+    msg: dict[str, Any] = {"type": "refused", "reason": reason}
+    if retry:
+        msg["retry"] = True
+    return line(msg)
 
 
 def notice(text: str) -> bytes:
