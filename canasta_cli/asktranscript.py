@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .botask import Asked, AskError, timed
-from .private_files import read_input
+from .botask import MAX_MS, Asked, AskError, timed
+from .private_files import open_input, read_input
 from .protocol.messages import encode
 from .seats.base import SeatFailure
 from .seats.subprocess_seat import SubprocessSeat
@@ -25,12 +25,14 @@ MAX_LINE = 1 << 22
 
 
 def is_transcript(path: Path) -> bool:
-    """Whether the file's first line is a transcript's (``{"from": ..., "msg": ...}``)."""
+    """Whether the file's first line is a transcript's (``{"from": ..., "msg": ...}``).  A
+    file that cannot be read so (a FIFO, a device, too large, nested too deep) is not: the
+    record reader then says why, in one line."""
     try:
-        with path.open("rb") as f:
+        with open_input(path, MAX_TRANSCRIPT, "a transcript") as f:
             first = f.readline(MAX_LINE)
         line = json.loads(first)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(line, dict) and "from" in line and "msg" in line
 
@@ -52,8 +54,10 @@ def load_transcript(path: Path) -> list[tuple[str, Any]]:
             if not isinstance(line, dict) or line.get("from") not in ("referee", "bot",
                                                                       "failure"):
                 raise ValueError("not a transcript line")
+        except RecursionError:
+            raise AskError(f"{path}:{no}: JSON nested too deeply") from None
         except ValueError as exc:
-            raise AskError(f"{path}:{no}: {exc}") from None
+            raise AskError(f"{path}:{no}: {str(exc)[:120]}") from None
         out.append((line["from"], line.get("msg")))
     return out
 
@@ -97,10 +101,7 @@ def ask_transcript(command: str, lines: list[tuple[str, Any]], decision: int,
     if seat is not None and seat != mine:
         raise AskError(f"this transcript is seat {mine}'s, not seat {seat}'s")
     index, chosen = _target(lines, game, decision)
-    given = hello.get("time")
-    clock: dict[str, Any] = given if isinstance(given, dict) else {}
-    budget = sum(int(clock.get(k, 0)) for k in ("decision_ms", "bank_ms", "margin_ms")) / 1000
-    startup = int(clock.get("startup_ms", 10000)) / 1000
+    budget, startup = _clock(hello.get("time"))
     bot = SubprocessSeat(command, name=str(hello.get("name") or "bot"), spin_us=0)
     earlier: list[str] = []
     asked: Asked | None = None
@@ -141,6 +142,22 @@ def ask_transcript(command: str, lines: list[tuple[str, Any]], decision: int,
     assert asked is not None  # _target found the act
     asked.stderr = bot.stderr_tail(stderr_limit)
     return asked
+
+
+def _clock(given: object) -> tuple[float, float]:
+    """The seconds a request and the handshake may take, from the hello's ``time`` (an
+    object of milliseconds; none at all: the defaults)."""
+    if given is not None and not isinstance(given, dict):
+        raise AskError(f"the transcript's hello gives its time as {str(given)[:30]}, not an"
+                       " object of milliseconds")
+    clock: dict[str, Any] = given or {}
+    ms = {k: clock.get(k, default) for k, default in (("decision_ms", 0), ("bank_ms", 0),
+                                                       ("margin_ms", 0), ("startup_ms", 10000))}
+    for k, v in ms.items():
+        if type(v) is not int or not 0 <= v <= MAX_MS:
+            raise AskError(f"the transcript's hello gives {k} as {str(v)[:30]}, not a whole"
+                           f" number of milliseconds from 0 to {MAX_MS:,}")
+    return (ms["decision_ms"] + ms["bank_ms"] + ms["margin_ms"]) / 1000, ms["startup_ms"] / 1000
 
 
 def _recorded(lines: list[tuple[str, Any]], i: int) -> str:

@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .core import GameState, Move, Ruleset, format_move, parse_card_sequence, parse_move
+from .core import (
+    GameState,
+    Move,
+    Ruleset,
+    format_move,
+    new_game,
+    parse_card_sequence,
+    parse_move,
+)
 from .core.cards import KIND_OF
 from .protocol.messages import ActRequest, act_message, encode
 from .protocol.statuses import SeatStatus
@@ -29,6 +37,8 @@ from .seats.base import Message, Seat, SeatFailure
 from .seats.subprocess_seat import SubprocessSeat
 
 _Q = TypeVar("_Q", Message, ActRequest)
+MAX_MS = 86_400_000  # a day: the longest clock a command takes (commands/bounds.py)
+MAX_GAME = 10_000_000  # game numbers, as --as-game and --game bound them
 
 
 class AskError(ValueError):
@@ -168,6 +178,8 @@ class _Game:
 
 
 def _game(lines: list[dict[str, Any]]) -> _Game:
+    """The game of a finished game's record, checked as ``replay`` checks one: its deal is
+    dealt once here, so that a bad header is an AskError before any bot starts."""
     header = lines[0]
     reveal = next((ln for ln in lines if ln.get("type") == "reveal"), None)
     if header.get("type") != "header" or reveal is None:
@@ -175,14 +187,31 @@ def _game(lines: list[dict[str, Any]]) -> _Game:
                        " seed)")
     try:
         rules = Ruleset.from_dict(header["rules"])
-        return _Game(int(header.get("game", 1)), rules, [str(n) for n in header["seats"]],
-                     TimeControl(**{k: int(v) for k, v in header.get("time", {}).items()}),
-                     [parse_card_sequence(d, rules.decks) for d in reveal.get("decks", [])],
-                     int(reveal["seed"]), header.get("dealer", reveal.get("dealer")),
-                     header.get("start") or {},
-                     [ln for ln in lines if ln.get("type") == "move"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise AskError(f"bad record header: {exc}") from None
+        start = header.get("start") or {}
+        clock = header.get("time", {})
+        if not isinstance(start, dict) or not isinstance(clock, dict):
+            raise TypeError("'start' and 'time' must be objects")
+        g = _Game(int(header.get("game", 1)), rules, [str(n) for n in header["seats"]],
+                  TimeControl(**{k: _ms(k, v) for k, v in clock.items()}),
+                  [parse_card_sequence(d, rules.decks) for d in reveal.get("decks", [])],
+                  int(reveal["seed"]), header.get("dealer", reveal.get("dealer")), start,
+                  [ln for ln in lines if ln.get("type") == "move"])
+        new_game(rules, seed=g.seed, decks=g.decks, dealer=g.dealer,
+                 scores=start.get("scores"), hand_no=int(start.get("hand_no", 1)))
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise AskError(f"bad record header: {str(exc)[:200]}") from None
+    if len(g.names) != rules.players or not 1 <= g.number <= MAX_GAME:
+        raise AskError(f"bad record header: {len(g.names)} seats for {rules.players} players,"
+                       f" game {str(g.number)[:20]}")
+    return g
+
+
+def _ms(key: str, value: object) -> int:
+    """A time control's milliseconds from a record, bounded as the commands bound them."""
+    if type(value) is not int or not 0 <= value <= MAX_MS:
+        raise ValueError(f"'time' gives {key} as {str(value)[:30]}, not a whole number of"
+                         f" milliseconds from 0 to {MAX_MS:,}")
+    return value
 
 
 def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | None,

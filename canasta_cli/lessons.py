@@ -19,21 +19,23 @@ from .core import (
     parse_deck_text,
     parse_move,
 )
-from .core.cards import DEUCE, JOKER, KIND_OF, KIND_VALUE, parse_kind
+from .core.cards import BLACK3, DEUCE, JOKER, KIND_OF, KIND_VALUE, parse_kind
 from .core.moves import Add, Ask, Discard, Draw, Meld, TakePile
+from .core.scoring import HandResult
 
 Judge = Callable[[GameState, list[Move]], "tuple[bool, str]"]
+NumberJudge = Callable[[GameState, int], "tuple[bool, str]"]
 
 
 @dataclass(frozen=True)
 class Step:
-    """One question: ``intro`` sets it, ``judge`` weighs a legal answer (a line of moves,
-    or for a ``number`` question the number in ``Meld``-free form, see ``ask_number``)."""
+    """One question: ``intro`` sets it; ``judge`` weighs a legal answer (a line of moves),
+    or for a question whose answer is a number, ``number`` weighs the number."""
 
     intro: str
-    judge: Judge
+    judge: Judge | None = None
     after: tuple[str, ...] = ()  # moves the other players make once it is answered right
-    number: Callable[[GameState], int] | None = None  # a question whose answer is a number
+    number: NumberJudge | None = None  # a question whose answer is a number
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,19 @@ def _said(moves: Sequence[Move]) -> str:
     return "; ".join(format_move(m) for m in moves)
 
 
+def _after(state: GameState, moves: list[Move]) -> GameState:
+    return play_texts(state, [format_move(m) for m in moves])
+
+
+def _went_out(state: GameState, moves: list[Move]) -> HandResult | None:
+    """The hand's result if ``moves`` took the learner out, else None."""
+    after = _after(state, moves)
+    if after.results and after.results[-1].hand_no == state.hand_no \
+            and after.results[-1].went_out == 0:
+        return after.results[-1]
+    return None
+
+
 # The judges -------------------------------------------------------------------------------
 
 def _draws(state: GameState, moves: list[Move]) -> tuple[bool, str]:
@@ -95,18 +110,23 @@ def _lone_discard(state: GameState, moves: list[Move]) -> tuple[bool, str]:
                    " only one of.")
 
 
-def _reaches_minimum(state: GameState, moves: list[Move]) -> tuple[bool, str]:
-    minimum = _minimum(state)
-    melds = [m for m in moves if isinstance(m, Meld)]
-    total = sum(_value(m) for m in melds)
-    if not melds:
-        return False, (f"nothing was melded. Lay down melds worth {minimum} or more, e.g."
-                       " meld K K K; meld A A A")
-    if total >= minimum:
-        return True, (f"{_said(melds)} makes {total}: at least the {minimum} your side needs"
-                      " for its first melds. Its later melds need no minimum.")
-    return False, (f"{_said(melds)} makes only {total} of {minimum}. Kings count 10, aces 20:"
-                   " meld K K K; meld A A A makes 90.")
+def _reaching(example: str, why: str = "") -> Judge:
+    """A first meld line that reaches the side's minimum (``example`` does)."""
+
+    def judge(state: GameState, moves: list[Move]) -> tuple[bool, str]:
+        minimum = _minimum(state)
+        melds = [m for m in moves if isinstance(m, Meld)]
+        total = sum(_value(m) for m in melds)
+        if not melds:
+            return False, (f"nothing was melded. Lay down melds worth {minimum} or more, e.g."
+                           f" {example}")
+        if total >= minimum:
+            return True, (f"{_said(melds)} makes {total}: at least the {minimum} your side"
+                          " needs for its first melds. Its later melds need no minimum."
+                          + why)
+        return False, (f"{_said(melds)} makes only {total} of {minimum}. Kings count 10,"
+                       f" aces 20: {example} is enough.")
+    return judge
 
 
 def _wild_meld(state: GameState, moves: list[Move]) -> tuple[bool, str]:
@@ -118,6 +138,14 @@ def _wild_meld(state: GameState, moves: list[Move]) -> tuple[bool, str]:
         return False, "that meld has no wild card: meld 7 7 2 uses the 2 as a third 7."
     return True, (f"{format_move(meld)}: {meld.naturals} natural cards and {wilds} wild one."
                   " Never more wild cards than natural ones, never more than three.")
+
+
+def _draws_red_three(state: GameState, moves: list[Move]) -> tuple[bool, str]:
+    if isinstance(moves[0], Draw):
+        return True, ("the 3\u2666 you drew was laid down beside the 3\u2665 at once, and"
+                      " you drew another card in its place: you hold 12 cards, as after any"
+                      " draw.")
+    return False, "draw from the stock."
 
 
 def _takes_pile(state: GameState, moves: list[Move]) -> tuple[bool, str]:
@@ -134,6 +162,40 @@ def _takes_frozen(state: GameState, moves: list[Move]) -> tuple[bool, str]:
         return True, ("a natural pair matching the top card takes even a frozen pile (a wild"
                       " card in it); with a wild card you could not have.")
     return False, ("you hold two natural queens: they take even a frozen pile. pile Q Q")
+
+
+def _stops(state: GameState, moves: list[Move]) -> tuple[bool, str]:
+    move = moves[-1]
+    size = len(state.pile) + 1
+    if not isinstance(move, Discard):
+        return False, "end your turn with a discard: the black three, 3\u2663."
+    if move.kind == BLACK3:
+        return True, (f"with a black three on top nobody may take the pile: Left has to draw,"
+                      f" and the {size} cards wait. It stops only the next player: once"
+                      " covered by another card it does nothing more.")
+    if move.kind == parse_kind("8"):
+        return False, (f"Left's side has melded 8s: Left lays your 8 on them and takes all"
+                       f" {size} cards. A black three on top stops Left, whatever Left holds:"
+                       " discard 3")
+    return False, ("Left could take the pile with two cards of that rank, or one and a wild"
+                   " card (Left's side has melded: the pile is not frozen for them). A black"
+                   " three on top stops Left, whatever Left holds: discard 3")
+
+
+def _keeps(state: GameState, moves: list[Move]) -> tuple[bool, str]:
+    meld = next((m for m in moves if isinstance(m, Meld)), None)
+    last = moves[-1]
+    if meld is None:
+        return False, "meld three of your 9s, then discard: meld 9 9 9; discard 5"
+    if not isinstance(last, Discard):
+        return False, "end your turn with a discard: meld 9 9 9; discard 5"
+    if last.kind == parse_kind("9"):
+        return True, ("you melded and kept a card to discard and one to keep. Keeping the 9"
+                      " rather than the 5 would have been better: it joins your 9s next"
+                      " turn.")
+    return True, ("you kept two cards after melding: the 5 to discard and a 9 that joins"
+                  " your 9s next turn. Melding all four 9s would have left one card, the"
+                  " discard, and nothing to keep: only going out may empty your hand.")
 
 
 def _canasta(state: GameState, moves: list[Move]) -> tuple[bool, str]:
@@ -154,22 +216,47 @@ def _asks(state: GameState, moves: list[Move]) -> tuple[bool, str]:
     return False, "first ask your partner: ask"
 
 
-def _goes_out(state: GameState, moves: list[Move]) -> tuple[bool, str]:
-    after = play_texts(state, [format_move(m) for m in moves])
-    if after.results and after.results[-1].hand_no == state.hand_no \
-            and after.results[-1].went_out == 0:
-        return True, ("every card is melded but the last, discarded: you went out. Going out"
-                      " is worth 100 more and ends the hand; the others count their cards"
-                      " against them.")
-    return False, ("that does not use all your cards: meld 9 9 9; add K; discard 6 goes out.")
+def _goes_out(example: str) -> Judge:
+    def judge(state: GameState, moves: list[Move]) -> tuple[bool, str]:
+        if _went_out(state, moves) is not None:
+            return True, ("every card is melded but the last, discarded: you went out. Going"
+                          " out is worth 100 more and ends the hand; the others count their"
+                          " cards against them.")
+        return False, f"that does not use all your cards: {example} goes out."
+    return judge
 
 
-def _hand_total(state: GameState) -> int:
-    return state.results[-1].sides[0].total
+def _goes_out_concealed(state: GameState, moves: list[Move]) -> tuple[bool, str]:
+    result = _went_out(state, moves)
+    example = "meld Q Q Q Q Q Q Q; meld 10 10 10 10; discard 5"
+    if result is None:
+        return False, f"that does not use all your cards: {example} goes out."
+    if not result.sides[0].concealed_canastas:
+        return False, ("you went out concealed (200), but you built the queens by additions:"
+                       " a canasta earns the 100 of a concealed one only when it is laid down"
+                       f" whole, in one meld: {example}")
+    return True, ("seven queens laid down at once from your hand: a concealed canasta, 500"
+                  " and 100 more; and your whole hand melded in one turn with nothing melded"
+                  " before: going out concealed, 200 instead of 100.")
 
 
-def _scored(state: GameState, moves: list[Move]) -> tuple[bool, str]:
-    return True, ""  # a number question: judged by Step.number
+def _hand_total(state: GameState, given: int) -> tuple[bool, str]:
+    right = state.results[-1].sides[0].total
+    if given == right:
+        return True, f"{right}: the hand total is the sum of every row."
+    return False, (f"your side scored {right}: add up every row of the table, the cards left"
+                   " counting against you.")
+
+
+def _game_total(state: GameState, given: int) -> tuple[bool, str]:
+    side, other = state.scores[0], state.scores[1]
+    hand = state.results[-1].sides[0].total
+    if given == side:
+        return True, (f"{side - hand} and this hand's {hand} make {side}: your side has reached"
+                      f" 5,000, so the game is over, and the higher total wins: yours, {side}"
+                      f" to {other}.")
+    return False, (f"your side has {side}: the {side - hand} it had and this hand's {hand}"
+                   " (the sum of every row of the table).")
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -182,10 +269,11 @@ LESSONS: tuple[Lesson, ...] = (
                  " Discard a card you hold only one of.", _lone_discard))),
     Lesson("meld", "Melds and the minimum",
            "seat0: Kh Kd Kc Ah Ad Ac 9h 5c 6d 7s 8c\nstock: 4d 4s 4h\n",
-           (Step("A meld is three or more cards of one rank. Your side's first melds of a hand"
-                 " must be worth a minimum (50 at a score of 0): kings and queens count 10,"
-                 " aces 20. Type your melds in one line, separated by ';'.",
-                 _reaches_minimum),), setup=("draw",)),
+           (Step("A meld is three or more cards of one rank (4 to ace; threes are special)."
+                 " Your side's first melds of a hand must be worth a minimum (50 at a score"
+                 " of 0): kings and queens count 10, aces 20. Type your melds in one line,"
+                 " separated by ';'.", _reaching("meld K K K; meld A A A")),),
+           setup=("draw",)),
     Lesson("wild", "Wild cards",
            "seat0: 7h 7d 2c Ks 9h 5c 6d Qc 10s 8c Jh\nstock: 4d 4s\n",
            (Step("2s and jokers are wild: they stand for any rank in a meld, but a meld holds"
@@ -193,6 +281,18 @@ LESSONS: tuple[Lesson, ...] = (
                  " at most three. Your side is at -100, so its first meld needs only 15."
                  " Meld your two 7s with the 2.", _wild_meld),),
            setup=("draw",), scores=(-100, 0)),
+    Lesson("redthree", "Red threes",
+           "seat0: 3h Kh Kd Kc Ah Ad 9c 9d 7s 6h 5c\nstock: 10h Qs 3d Ac\n",
+           (Step("Red threes (3\u2665 3\u2666) are bonus cards, never kept in hand: the"
+                 " 3\u2665 you were dealt is already laid down for your side (see 'Us: red"
+                 " threes'), and you were given another card in its place. The top card of"
+                 " the stock is a red three too: draw.", _draws_red_three),
+            Step("Each red three is worth 100 to its side (all four: 800), but only if the"
+                 " side melds in this hand: if it has not melded when the hand ends, its red"
+                 " threes count against it. Make yours count: lay down your side's first"
+                 " melds (50 or more).",
+                 _reaching("meld K K K; meld A A A", " Your side has melded, so its red"
+                           " threes will count for it: 200, not -200.")))),
     Lesson("pile", "Taking the pile",
            "seat0: Kh Kd 9h 5c 6d 7s 8c Qc Jd 10s 4h\nseat1: 5h\nseat2: 6h\nseat3: Kc\n"
            "stock: Qs 8d 8h 9c 9d\n",
@@ -208,6 +308,24 @@ LESSONS: tuple[Lesson, ...] = (
                  " Q\u2665): then only a natural pair matching the top card may take it,"
                  " never a wild card. Can you take it?", _takes_frozen),),
            scores=(-100, 0)),
+    Lesson("blackthree", "Black threes stop the pile",
+           "seat0: 3c 8d Kh Kd Qh Qd Jh Jd 9c 9d 5c\nseat1: 8h 8h 8s 8s 8c 4c 4d 6c 6d 7c 7d\n"
+           "stock: 10h 4s 10c 6h 7h Js\n",
+           (Step("Black threes (3\u2660 3\u2663) are stop cards: with one on top, nobody may"
+                 " take the pile. They are never melded, except three or four together by a"
+                 " player going out, and each left in your hand costs 5. Left's side has"
+                 " melded 8s and the pile has grown: end your turn with the discard Left"
+                 " cannot take the pile with, whatever Left holds.", _stops),),
+           setup=("draw", "discard 4", "draw", "meld 8 8 8 8 8", "discard 10", "draw",
+                  "discard 6", "draw", "discard 7", "draw")),
+    Lesson("keep", "Keeping a card to discard",
+           "seat0: Kh Kd Kc Ks Ah Ad Ac 9h 9d 9s 5c\nstock: 10h Jc 4d 6d 7d 9c\n",
+           (Step("Only a player who goes out may empty the hand, and going out needs a"
+                 " canasta. Until then, whatever you meld, keep at least two cards: one to"
+                 " discard and one to keep. Your side has no canasta yet; you hold four 9s"
+                 " and a 5. Meld, and discard.", _keeps),),
+           setup=("draw", "meld K K K K", "meld A A A", "discard J", "draw", "discard 4",
+                  "draw", "discard 6", "draw", "discard 7", "draw")),
     Lesson("canasta", "Canastas",
            "seat0: Kh Kd Kc Ks Kh Kd Kc 9h 9d 5c 4c\nseat1: 5h\nseat2: 6h\nseat3: 7h\n"
            "stock: 8s 8d 8h 9c Jd 10c\n",
@@ -220,23 +338,54 @@ LESSONS: tuple[Lesson, ...] = (
            "seat0: Kh Kd Kc Ks Kh Kd Kc 9h 9d 9s 4c\nseat1: 5h\nseat2: 6d\nseat3: 7h\n"
            "stock: 5s 6h 8d 8h 10c Ks\n",
            (Step("Your side has a canasta, so you may go out: meld all your cards but one and"
-                 " discard it. With a partner you may first ask 'may I go out?' (ask):"
-                 " the answer binds you.", _asks, after=("yes",)),
+                 " discard it (or meld them all). Playing with a partner (four or six"
+                 " players), you may first ask 'may I go out?' (ask), after drawing and"
+                 " before melding; the answer binds you. With two or three players there is"
+                 " no such question. Ask your partner.", _asks, after=("yes",)),
             Step("Your partner said yes: you must go out this turn. Use every card, in one"
-                 " line.", _goes_out)),
+                 " line.", _goes_out("meld 9 9 9; add K; discard 6"))),
            setup=("draw", "meld K K K K K K K", "discard 4", "draw", "discard 5", "draw",
                   "discard 6", "draw", "discard 7", "draw")),
+    Lesson("concealed", "Concealed canastas, going out concealed",
+           "seat0: Qh Qd Qc Qs Qh Qd Qc 10h 10d 10c 5c\nstock: 8h 10s\n",
+           (Step("A canasta laid down whole from your hand, in one meld, is concealed: 100"
+                 " more than its bonus. Going out concealed earns 200 instead of 100, and"
+                 " needs no minimum: you meld your whole hand in one turn, a canasta of your"
+                 " own among it, having melded nothing before in the hand, taken no pile this"
+                 " turn and added nothing to your partner's melds. You have melded nothing"
+                 " yet: go out concealed, in one line.", _goes_out_concealed),),
+           setup=("draw",)),
     Lesson("score", "Scoring a hand",
            "seat0: Kh Kd Kc Ks Kh Kd Kc 9h 9d 9s 4c\nseat1: 5h\nseat2: 6d\nseat3: 7h\n"
            "stock: 5s 6h 8d 8h 10c Ks\n",
            (Step("The hand is over: you went out. Your side scores its melded cards, 300"
-                 " or 500 for each canasta, 100 for going out and 100 for each red three;"
-                 " the cards left in your partner's hand count against you. The table above"
-                 " shows every part: what did your side score in all this hand?",
-                 _scored, number=_hand_total),),
+                 " or 500 for each canasta (100 more for a concealed one), 100 for going out"
+                 " (200 concealed) and 100 for each red three; the cards left in your"
+                 " partner's hand count against you. The table above shows every part: what"
+                 " did your side score in all this hand?", number=_hand_total),),
            setup=("draw", "meld K K K K K K K", "discard 4", "draw", "discard 5", "draw",
                   "discard 6", "draw", "discard 7", "draw", "meld 9 9 9", "add K",
                   "discard 6")),
+    Lesson("minimum", "The minimum grows with the score",
+           "seat0: Ah Ad Ac Kh Kd Kc 9h 9d 9c 5c 6c\nstock: 10h 7s\n",
+           (Step("The minimum for a side's first melds grows with its total at the start of"
+                 " the hand: below 0, 15; from 0, 50; from 1,500, 90; from 3,000, 120. Your"
+                 " side has 1,600 (the table says what it needs): lay down its first melds.",
+                 _reaching("meld A A A; meld K K K")),),
+           setup=("draw",), scores=(1600, 2400)),
+    Lesson("game", "Winning the game: 5,000",
+           "seat0: Qh Qd Qc Qs Jh Jd Jc 9h 9d 9c 5c\nseat2: Kh Kd Kc Ks Kh Kd Kc Ah Ad Ac 4c\n"
+           "stock: 10h 6s 7s 8s 6h Js\n",
+           (Step("A game is played to 5,000 points: after a hand in which a side reaches"
+                 " 5,000, the game is over and the higher total wins (equal totals play on)."
+                 " Your side has 4,700,"
+                 " and your partner has melded a canasta: go out, in one line.",
+                 _goes_out("meld Q Q Q Q; meld J J J J; meld 9 9 9; discard 5")),
+            Step("The hand is over. Your side had 4,700 before it: the table shows what it"
+                 " scored in this hand. What is your side's total now?", number=_game_total)),
+           setup=("draw", "discard 6", "draw", "discard 7", "draw", "meld K K K K K K K",
+                  "meld A A A", "discard 8", "draw", "discard 6", "draw"),
+           scores=(4700, 4300)),
 )
 
 
@@ -247,4 +396,4 @@ def find(key: str) -> Lesson | None:
     return next((lesson for lesson in LESSONS if lesson.key == key.lower()), None)
 
 
-__all__ = ["LESSONS", "Lesson", "Step", "find", "play_texts"]
+__all__ = ["LESSONS", "Judge", "Lesson", "NumberJudge", "Step", "find", "play_texts"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from .referee import FailurePolicy, GameResult, Referee, TimeControl
 from .seat_names import split_name
 from .seats import Seat, builtin_seat, make_seat
 from .seats.transcript import TranscriptSeat
+from .seeds import fresh_seed
 
 
 @dataclass
@@ -68,8 +68,7 @@ def game_seeds(games: int, seed: int | None) -> list[int]:
     another's."""
     if seed is not None:
         return [seed + g for g in range(games)]
-    rng = random.SystemRandom()
-    return [rng.randrange(2**63) for _ in range(games)]
+    return [fresh_seed() for _ in range(games)]
 
 
 def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,

@@ -14,14 +14,16 @@ from typing import Any
 from .core import Ruleset, parse_card_sequence
 from .core.errors import CanastaError
 from .core.reasons import GOES_ON
-from .private_files import read_input
+from .private_files import read_input, write_private
 from .records import RecordError, load_record, sealed_parts
 from .referee import GameResult, Referee, TimeControl
 from .replay import replay
+from .saved_games import FinishedGame
 from .seat_names import split_name
 from .seats import make_seat
 from .seats.base import Seat
 from .seats.human import HumanSeat, SharedTable
+from .ui.commandline import command_line
 from .ui.prompt import Terminal
 from .ui.render import Style
 
@@ -75,7 +77,7 @@ def settings_path() -> Path:
 def load_settings() -> dict[str, Any]:
     """The saved preferences (``--four-color`` / ``--two-color``); none if unreadable."""
     try:
-        data = json.loads(settings_path().read_text(encoding="utf-8")[:10_000])
+        data = json.loads(read_input(settings_path(), 10_000, "a settings file"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -84,9 +86,7 @@ def load_settings() -> dict[str, Any]:
 def save_setting(key: str, value: Any) -> None:
     data = load_settings()
     data[key] = value
-    path = settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_private(settings_path(), json.dumps(data, indent=2) + "\n")  # never through a link
 
 
 def build_seats(specs: list[str], seed: int, table: SharedTable, log_dir: Path,
@@ -182,40 +182,24 @@ class SeatStartError(CanastaError):
     """A bot seat of ``canasta play`` did not start: the game is not begun."""
 
 
-def program_command() -> str:
-    """This program as it can be typed here: ``canasta`` if that is this program on the
-    PATH, else the path it was started by (``.venv/bin/canasta``), or ``python -m``."""
-    import shlex
-    import shutil
-    given = sys.argv[0] if sys.argv and sys.argv[0] else ""
-    me = os.path.realpath(given) if given else ""
-    on_path = shutil.which("canasta")
-    if me.endswith(".py"):  # python -m canasta_cli.cli
-        return f"{shlex.quote(sys.executable)} -m canasta_cli.cli"
-    if not me or (on_path and os.path.realpath(on_path) == me):
-        return "canasta"
-    return shlex.quote(given if os.sep in given else me)
-
-
-def resume_command(record: Path) -> str:
-    """The command that resumes ``record``, as it can be typed here."""
-    import shlex
-    return f"{program_command()} play --resume {shlex.quote(str(record))}"
+def resume_command(record: Path | str, *options: str) -> str:
+    """The command that resumes ``record`` (a save, ``last`` or a number canasta games
+    gives), with ``options`` (``--save-dir DIR``), as it can be typed here."""
+    return command_line("play", "--resume", str(record), *options)
 
 
 def replay_command(record: Path, seat: int | None = None) -> str:
     """The command that replays ``record`` (from ``seat``'s view, step by step), as it can
     be typed here."""
-    import shlex
-    view = f" --seat {seat} --step" if seat is not None else ""
-    return f"{program_command()} replay{view} {shlex.quote(str(record))}"
+    view = ["--seat", str(seat), "--step"] if seat is not None else []
+    return command_line("replay", *view, str(record))
 
 
 def resume_setup(path: Path) -> GameSetup:
     """The setup of the unfinished game saved in ``path``, or a RecordError."""
     header, moves, finished, secret = load_save(path)
     if finished:
-        raise RecordError(f"{path}: that game is already over; replay it with canasta replay")
+        raise FinishedGame(path)
     try:
         rules = Ruleset.from_dict(header["rules"])
         decks = [parse_card_sequence(d, rules.decks) for d in secret.get("decks", [])]

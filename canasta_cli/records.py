@@ -40,6 +40,12 @@ def load_record(path: Path, torn_ok: bool = False) -> RecordLines:
         data = read_input(path, MAX_RECORD, "a game record")
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror}") from None
+    return parse_record(data, str(path), torn_ok)
+
+
+def parse_record(data: bytes, name: str, torn_ok: bool = False) -> RecordLines:
+    """The lines of a record's bytes (read from a file, or kept elsewhere, as the ladder keeps
+    failed games), checked as ``load_record`` checks a file's; ``name`` names it in messages."""
     raw_lines = data.split(b"\n")
     torn = raw_lines.pop() if raw_lines else b""  # after the last newline: empty unless torn
     lines = RecordLines()
@@ -53,11 +59,11 @@ def load_record(path: Path, torn_ok: bool = False) -> RecordLines:
         except ValueError as exc:
             if last and torn_ok:
                 break  # the line being written when the game stopped
-            raise RecordError(f"{path}:{no}: {exc}") from None
+            raise RecordError(f"{name}:{no}: {exc}") from None
         lines.append(obj)
         lines.numbers.append(no)
     if not lines or lines[0]["type"] != "header":
-        raise RecordError(f"{path}:1: the first line must be the record header")
+        raise RecordError(f"{name}:1: the first line must be the record header")
     return lines
 
 

@@ -1,5 +1,6 @@
-"""The games ``canasta play`` saved: what each holds (when, rules, seats, score, over or
-not), read from the records themselves, for ``canasta games`` and ``play --resume last``."""
+"""The games ``canasta play`` (and ``canasta serve``) saved: what each holds (when, rules,
+seats, score, over or not), read from the records themselves, for ``canasta games`` and
+``--resume last`` / ``--resume N`` (``resolve``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,20 @@ from .records import RecordError, load_record
 
 MAX_LISTED = 500  # the newest saves listed; older ones stay on disk, untouched
 
+PLAY, SERVE = "play", "serve"  # the kinds of saves: a game at the prompt, a network table's
+
+
+class FinishedGame(RecordError):
+    """A save to resume whose game is already over (it can be replayed)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path}: that game is already over; replay it with canasta replay")
+        self.path = path
+
+
+class NoSuchSave(ValueError):
+    """``--resume last`` or ``--resume N`` names no save of the kind asked for."""
+
 
 @dataclass(frozen=True)
 class SavedGame:
@@ -25,6 +40,17 @@ class SavedGame:
     finished: bool
     winner: int | None = None
     sides: int = 2  # partnerships kept score of (three: six players in pairs)
+    changed: int = 0  # the file's last change (ns since the epoch): when it was last played
+
+    @property
+    def kind(self) -> str:
+        """``serve`` for a network table's game (a seat is remote), else ``play``."""
+        return kind_of(self.seats)
+
+
+def kind_of(seats: list[str]) -> str:
+    """The kind of a save from its seats: a remote seat makes it a ``canasta serve`` game."""
+    return SERVE if any(s == "remote" or s.startswith("remote:") for s in seats) else PLAY
 
 
 def _started(path: Path) -> float:
@@ -66,7 +92,7 @@ def summary(path: Path) -> SavedGame:
                      seats=[str(s) for s in header.get("seats", [])], scores=scores,
                      hands=len(ends), finished=finished,
                      winner=winner if isinstance(winner, int) else None,
-                     sides=3 if rules.get("three_partnerships") else 2)
+                     sides=3 if rules.get("three_partnerships") else 2, changed=_changed(path))
 
 
 def saved_games(directory: Path) -> tuple[list[SavedGame], list[str]]:
@@ -83,14 +109,44 @@ def saved_games(directory: Path) -> tuple[list[SavedGame], list[str]]:
             problems.append(f"{path.name}: {exc}"[:200])
     # A name tells the second a game started; two started in one second go by their files'
     # last change (the random part of the name would order them by chance).
-    games.sort(key=lambda g: (g.started, _changed(g.path), g.path.name), reverse=True)
+    games.sort(key=lambda g: (g.started, g.changed, g.path.name), reverse=True)
     return games, problems
 
 
-def latest_unfinished(directory: Path) -> Path | None:
-    """The newest save whose game is not over (``play --resume last``)."""
+def last_played(games: list[SavedGame], kind: str = PLAY) -> SavedGame | None:
+    """Of ``games``, the unfinished one of ``kind`` played last: the one whose save changed
+    last (a game resumed yesterday comes before one started and left the day before)."""
+    waiting = [g for g in games if not g.finished and g.kind == kind]
+    return max(waiting, key=lambda g: (g.changed, g.started, g.path.name), default=None)
+
+
+def resolve(spec: str | Path, kind: str, directory: Path) -> Path:
+    """The save that ``--resume SPEC`` names: a file (as given), ``last`` (the unfinished
+    game of ``kind`` played last, in ``directory``) or ``N`` (the N-th game ``canasta games``
+    lists for ``directory``).  A NoSuchSave says what is wrong; an existing file is taken as
+    it is (its game is checked when it is loaded)."""
+    text = str(spec)
+    path = Path(spec)
+    if path.exists() or not (text == "last" or (text.isdigit() and len(text) <= 6)):
+        return path
+    command = "canasta serve" if kind == SERVE else "canasta play"
     games, _ = saved_games(directory)
-    return next((g.path for g in games if not g.finished), None)
+    if text == "last":
+        game = last_played(games, kind)
+        if game is None:
+            what = "table game (canasta serve)" if kind == SERVE else "game"
+            raise NoSuchSave(f"no unfinished {what} saved in {directory}")
+        return game.path
+    number = int(text)
+    if not 1 <= number <= len(games):
+        listed = f"canasta games lists {len(games)}" if games else "none is saved there"
+        raise NoSuchSave(f"no game number {number} in {directory} ({listed})")
+    game = games[number - 1]
+    if game.kind != kind:
+        other = "canasta serve" if game.kind == SERVE else "canasta play"
+        raise NoSuchSave(f"game {number} ({game.path.name}) is a game of {other}, not of"
+                         f" {command}: resume it with {other} --resume")
+    return game.path
 
 
 def describe_seats(seats: list[str]) -> str:

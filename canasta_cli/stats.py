@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.reasons import GOES_ON
+from .private_files import private_database
 from .records import load_record
 
 SCHEMA = """
@@ -42,8 +43,7 @@ def stats_path() -> Path:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(str(path), timeout=5)
+    db = sqlite3.connect(private_database(path), timeout=5)  # never through a link
     db.execute(SCHEMA)
     return db
 

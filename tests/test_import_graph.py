@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "canasta_cli"
 LAYERS: dict[str, int] = {
     "core": 0,
     "event_text": 1, "seat_names": 1, "private_files": 1, "records": 1, "safetext": 1, "build": 1,
-    "package_data": 1, "processes": 1,
+    "package_data": 1, "processes": 1, "seeds": 1,
     "protocol": 2,
     "players": 3,
     "ui": 4,

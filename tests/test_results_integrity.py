@@ -181,7 +181,7 @@ def test_a_changed_seed_json_is_an_error(reference: Path, tmp_path: Path) -> Non
     ('{"seed": Infinity}', "is damaged"),
     ('{"seed": true}', "is damaged"),
     ('{"seed": "4"}', "is damaged"),
-    ('{"seed": 99999999999999999999999}', "is damaged"),
+    ('{"seed": 340282366920938463463374607431768211456}', "is damaged"),  # 2**128
     ('{"seed": ' + "[" * 2000 + "]" * 2000 + "}", "is damaged"),
     ("[" * 100000, "more than a tournament's seed file can be"),
     ("\xff\xfe", "is damaged"),

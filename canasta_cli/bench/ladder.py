@@ -82,7 +82,7 @@ def _arms(command: str, opponent: str, deals: int, rules_name: str, seed: int
           ) -> tuple[_Clock, float]:
     from ..ladder.rating import ratings
     from ..ladder.run import play_deal, run_ladder
-    from ..ladder.store import Deal, deal_seed
+    from ..ladder.store import Deal
     from ..tournament.runner import Config, InlineExecutor, play_task, run_tournament
     from ..tournament.schedule import schedule
     rules = preset(rules_name).with_options(max_hands=1)
@@ -103,7 +103,7 @@ def _arms(command: str, opponent: str, deals: int, rules_name: str, seed: int
         results = []
         clock.start()
         for k, a, b in played:
-            score, diff, failed, _ = play_deal(Deal(k, a, b, deal_seed(master, k)), config)
+            score, diff, failed, _ = play_deal(Deal(k, a, b, master.deal(k)), config)
             results.append((score, diff, failed))
         clock.stop("ladder's games")
         executor = InlineExecutor()

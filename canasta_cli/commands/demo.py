@@ -11,8 +11,9 @@ import typer
 
 from ..core import GameState, apply, format_move, legal_moves, new_game
 from ..event_text import describe_event
+from ..seeds import fresh_seed
 from ..ui.render import Style, event_cards, stream_style
-from ..ui.screen import fit, say, stream_width
+from ..ui.screen import fit, say, stream_height, stream_width
 from . import bounds
 from .options import (
     DealerOpt,
@@ -48,7 +49,7 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
     """Watch built-in random players play a whole game; prints each hand's scores."""
     bounds.enforce(bounds.check_delay, delay)
     if seed is None:
-        seed = random.SystemRandom().randrange(10**9)
+        seed = fresh_seed()
     r = load_rules(rules, set_)
     start = load_scores(scores, r)
     decks = load_decks(deck, r, dealer, seed)
@@ -100,12 +101,10 @@ def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
 def _table(state: GameState, style: Style) -> None:
     """The table as the player to act sees it (every player is a built-in: nothing is
     hidden from anybody who watches), fitted to the terminal."""
-    import shutil
-
     from ..core import observation
     from ..ui.render import render_table
     width = stream_width()
-    height = shutil.get_terminal_size((80, 24)).lines if width else 0
+    height = stream_height()
     seat = state.actor
     names = [f"seat {i}" for i in range(state.rules.players)]
     obs = observation(state, seat, history=False)

@@ -19,6 +19,7 @@ from ..core import (
     new_game,
     observation,
 )
+from ..package_data import rules_file
 from ..ui.render import Style, render_table
 from ..ui.screen import say, stream_width
 from .options import (
@@ -60,8 +61,9 @@ def rules(rules: RulesOpt = "classic", set_: SetOpt = None,
     typer.echo("")
     say("Initial-meld minimum by the side's score: below 0: 15; 0-1495: 50; 1500-2995: 90;"
         " 3000 and more: 120" + (f"; from {r.six_player_150_threshold}: 150"
-                                 if r.players == 6 else "") + ".", hang=0)
-    say("Full rules: docs/RULES.md.  Change an option with --set name=value.", hang=0)
+                                 if r.six_player_150 else "") + ".", hang=0)
+    say("Change an option with --set name=value.", hang=0)
+    typer.echo(f"Full rules: {rules_file()}")  # a path to copy: whole, never wrapped
 
 
 def position(

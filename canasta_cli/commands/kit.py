@@ -4,7 +4,6 @@ starter bots that pass ``bot check`` as written (``kit init``)."""
 from __future__ import annotations
 
 import shlex
-import shutil
 import sys
 from importlib import resources
 from pathlib import Path
@@ -13,6 +12,8 @@ from typing import Annotated
 import typer
 
 from .. import package_data
+from ..private_files import os_message, write_private
+from ..safetext import visible
 from .options import fail
 
 kit_app = typer.Typer(help="The bot kits, example bots and protocol schemas that come with"
@@ -67,10 +68,9 @@ def kit_init(directory: Annotated[Path, typer.Argument(help="A new or empty fold
         raise fail(f"{directory} exists and is not an empty folder")
     source, run_cmd, build = LANGS[lang]
     run_cmd = run_cmd.format(python=shlex.quote(sys.executable))
-    directory.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(_starter(source), directory / source)
+    files = {source: _starter(source).read_bytes()}
     if lang == "js":
-        shutil.copyfile(package_data.bots_dir() / "canasta_kit.js", directory / "canasta_kit.js")
+        files["canasta_kit.js"] = (package_data.bots_dir() / "canasta_kit.js").read_bytes()
     steps = [f"cd {shlex.quote(str(directory.resolve()))}"]
     if build:
         steps.append(build + "                     # build (cc alone, no library)")
@@ -83,7 +83,13 @@ def kit_init(directory: Annotated[Path, typer.Argument(help="A new or empty fold
               "Debug output goes to stderr; stdout carries the protocol only (the protocol is"
               " in `canasta kit path protocol`).  When a game fails, the tournament keeps the"
               " bot's stderr and a replay command in `results/failures/`.\n")
-    (directory / "README.md").write_text(readme, encoding="utf-8")
+    files["README.md"] = readme.encode()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, data in files.items():  # never through a link put there meanwhile;
+            write_private(directory / name, data, mode=0o666)  # the umask sets the mode
+    except OSError as exc:
+        raise fail(f"cannot write {visible(os_message(exc))}") from None
     typer.echo(f"wrote {directory / source} and {directory / 'README.md'}; next:")
     for step in steps:
         typer.echo(f"  {step}")

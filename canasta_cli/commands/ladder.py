@@ -5,11 +5,14 @@ from __future__ import annotations
 import shlex
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..private_files import os_message
 from ..safetext import visible
 from . import bounds
 from .exitcodes import plural
@@ -28,6 +31,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    from ..core import Ruleset
     from ..ladder.store import Ladder
 
 ladder_app = typer.Typer(
@@ -45,11 +49,41 @@ def register(app: typer.Typer) -> None:
 
 
 def _open(db: Path | None) -> Ladder:
-    from ..ladder.store import Ladder, LadderError, default_path
+    """The ladder file, its tables checked (and a file from before migrated: said on
+    stderr)."""
+    from ..ladder.store import Ladder, default_path, migration_note
+    with _damage():
+        ladder = Ladder(db or default_path())
+    note = migration_note(ladder)
+    if note is not None:
+        typer.echo(visible(note), err=True)
+    return ladder
+
+
+@contextmanager
+def _damage() -> Iterator[None]:
+    """A ladder file that is damaged, busy or cannot be written is one line (exit 2)."""
+    from ..ladder.store import LadderError
     try:
-        return Ladder(db or default_path())
-    except (LadderError, OSError) as exc:
+        yield
+    except LadderError as exc:
         raise fail(visible(str(exc))) from None
+    except OSError as exc:
+        raise fail(visible(os_message(exc))) from None
+
+
+def _out_of_sight(path: Path, bots: dict[str, str]) -> None:
+    """The ladder's folder (its results, the seeds of the deals played) hidden from every
+    bot; a folder that holds a bot's own files is refused, as a tournament's --out is."""
+    from ..seats.contain import hide
+    from ..tournament.outdir import bot_files_inside
+    inside = bot_files_inside(path.parent, bots)
+    if inside is not None:
+        raise fail(f"the ladder file {visible(str(path))!r} is in a folder that holds"
+                   f" {visible(inside[1])!r}, a file of bot {visible(inside[0])!r}: that bot"
+                   " would see the ladder's results and deals there; give --db a folder of"
+                   " its own (e.g. --db ladder/ladder.sqlite)")
+    hide(path.parent)
 
 
 @ladder_app.command("add")
@@ -59,14 +93,11 @@ def ladder_add(name: Annotated[str, typer.Argument(help="NAME or NAME@VERSION, e
                                                       " or builtin:NAME.")],
                db: DbOpt = None) -> None:
     """Put a bot (or a new version of one) on the ladder."""
-    from ..ladder.store import LadderError
     if not command.startswith("builtin:"):
         bounds.enforce(bounds.check_command, command)
     ladder = _open(db)
-    try:
+    with _damage():
         ladder.add(name, command)
-    except LadderError as exc:
-        raise fail(visible(str(exc))) from None
     typer.echo(f"added {visible(name)} to {ladder.path}")
 
 
@@ -90,19 +121,24 @@ def ladder_run(
     finishes (an interrupted run loses nothing: the next one plays its unfinished deals).
     A game where a seat failed is kept with its record, the bots' stderr and a replay
     command (ladder failures lists them); the run still exits 0."""
-    from ..ladder.run import run_ladder
-    from ..ladder.store import LadderError
-    from ..referee import TimeControl
-    from ..tournament.runner import Config
     r = load_rules(rules, set_)
     ladder = _open(db)
+    with _damage():
+        _run(ladder, r, seed, games, concurrency, decision_ms, bank_ms, keep_failures, box)
+
+
+def _run(ladder: Ladder, r: Ruleset, seed: int | None, games: int, concurrency: int,
+         decision_ms: int, bank_ms: int, keep_failures: int, box: BoxOptions) -> None:
+    """``ladder run`` on an open ladder file."""
+    from ..ladder.run import run_ladder
+    from ..referee import TimeControl
+    from ..tournament.runner import Config
+    ladder.check()
     bots = ladder.bots()
     if len(bots) < 2:
         raise fail(f"{ladder.path} has {plural(len(bots), 'bot')}; ladder add at least two")
-    try:
-        kept, master = ladder.settings(r.to_dict(), seed)
-    except LadderError as exc:
-        raise fail(visible(str(exc))) from None
+    _out_of_sight(ladder.path, bots)
+    kept, master = ladder.settings(r.to_dict(), seed)
     policy = box.setup(list(bots.values()), ponder=False)
     tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     config = Config(bots, kept, tc.to_json(), box=policy)
@@ -142,10 +178,10 @@ def _print_table(ladder: Ladder) -> None:
 @ladder_app.command("show")
 def ladder_show(db: DbOpt = None) -> None:
     """Ratings with 95% error bars and deals played, from every deal on the ladder."""
-    from ..ladder import failures
     ladder = _open(db)
-    _print_table(ladder)
-    kept = failures.count(ladder.db)
+    with _damage():
+        _print_table(ladder)
+        kept = ladder.failed_count()
     if kept:
         typer.echo(f"{plural(kept, 'failed game')} kept (the latest of each bot): canasta"
                    " ladder failures")
@@ -165,14 +201,21 @@ def ladder_failures(
     """The latest failed games of the ladder (a seat got CRASHED, TIMEOUT, PROTOCOL_ERROR or
     ILLEGAL_MOVE): the reason, the end of the bot's stderr, and a command that plays the game
     again; with --out, the records, for canasta bot ask."""
-    from ..ladder import failures
-    from ..private_files import write_private
     ladder = _open(db)
-    listed = failures.listing(ladder.db, name, last)
+    with _damage():
+        _failures(ladder, name, last, out)
+
+
+def _failures(ladder: Ladder, name: str | None, last: int, out: Path | None) -> None:
+    """``ladder failures`` on an open ladder file: every row and record read and checked
+    before a line is printed or a file written."""
+    from ..private_files import write_private
+    listed = ladder.failed_games(name, last)
     if not listed:
         typer.echo("no failed games kept" + (f" for {visible(name)}" if name else ""))
         return
     commands = ladder.bots()
+    records = {f.id: _kept_record(ladder, f.id, f.seat) for f in listed} if out else {}
     for f in listed:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(f.at))
         typer.echo(f"#{f.id} {when} deal {f.deal} game {f.game}: {visible(f.bot)} (seat"
@@ -180,31 +223,41 @@ def ladder_failures(
         for line in f.stderr.splitlines()[-8:]:
             typer.echo(f"  | {visible(line)}")
         typer.echo(f"  replay: {visible(f.replay)}")
-        text = failures.record_text(ladder.db, f.id) if out is not None else None
-        if out is not None and text is not None:
+        kept = records.get(f.id)
+        if out is not None and kept is not None:
             path = out / f"ladder-failure-{f.id}.jsonl"
-            write_private(path, text)
+            write_private(path, kept[0])
             if f.stderr:
                 write_private(out / f"ladder-failure-{f.id}.seat{f.seat}.stderr.log",
                               f.stderr)
-            step = _failing_move(text, f.seat)
             command = commands.get(f.bot, "CMD")
             typer.echo(f"  record: {path}; that decision again: canasta bot ask"
                        f" {visible(shlex.quote(command))} {shlex.quote(str(path))}"
-                       f" --decision {step}")
+                       f" --decision {kept[1]}")
         elif out is not None:
             typer.echo("  (no record kept: it was too large)")
 
 
-def _failing_move(text: str, seat: int) -> int:
-    """The move the referee played for ``seat`` after its first failure (from 1)."""
-    import json
+def _kept_record(ladder: Ladder, failure: int, seat: int) -> tuple[str, int] | None:
+    """A failure's kept record and the decision bot ask puts again, or None if none was
+    kept."""
+    text = ladder.failed_record(failure)
+    return None if text is None else (text, _failing_move(ladder, failure, text, seat))
+
+
+def _failing_move(ladder: Ladder, failure: int, text: str, seat: int) -> int:
+    """The move the referee played for ``seat`` after its first failure (from 1); a kept
+    record whose lines are not a record's is damage (records.py reads them)."""
+    from ..records import RecordError, parse_record
+    try:
+        lines = parse_record(text.encode("utf-8"), f"the record of failure #{failure}")
+    except RecordError as exc:
+        raise ladder.damaged(str(exc)) from None
     step = 1
-    for raw in text.splitlines():
-        line = json.loads(raw)
-        if line.get("type") == "failure" and line.get("seat") == seat:
+    for line in lines:
+        if line["type"] == "failure" and line.get("seat") == seat:
             break
-        step += line.get("type") == "move"
+        step += line["type"] == "move"
     return step
 
 
@@ -213,8 +266,14 @@ def ladder_history(name: Annotated[str, typer.Argument(
         help="A bot (NAME@VERSION), or NAME for all its versions.")],
         db: DbOpt = None) -> None:
     """How a bot's rating moved: its rating after each run, from the deals up to that run."""
-    from ..ladder.standings import history
     ladder = _open(db)
+    with _damage():
+        _history(ladder, name)
+
+
+def _history(ladder: Ladder, name: str) -> None:
+    """``ladder history`` on an open ladder file."""
+    from ..ladder.standings import history
     names = sorted(ladder.bots())
     mine = [n for n in names if n == name or n.split("@")[0] == name]
     if not mine:

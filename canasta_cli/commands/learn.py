@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from ..ui.render import Style
 
 MAX_TRIES = 2  # wrong answers to a question before the lesson counts as not passed
+# What a right answer is greeted with: no seat's name (You, Left, Partner, Right...), so that
+# it cannot read as a player speaking.
+PRAISE = "Well done: "
 NAMES = ["human", "builtin:left", "builtin:partner", "builtin:right"]
 
 
@@ -35,7 +38,8 @@ def progress_path() -> Path:
 
 def load_progress() -> dict[str, list[str]]:
     try:
-        data = json.loads(progress_path().read_text(encoding="utf-8")[:100_000])
+        from ..private_files import read_input  # a regular file: never a FIFO waited on
+        data = json.loads(read_input(progress_path(), 100_000, "the lessons' progress"))
     except (OSError, ValueError):
         return {"passed": [], "failed": []}
     if not isinstance(data, dict):
@@ -45,9 +49,8 @@ def load_progress() -> dict[str, list[str]]:
 
 
 def save_progress(progress: dict[str, list[str]]) -> None:
-    path = progress_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(progress, indent=2) + "\n", encoding="utf-8")
+    from ..private_files import write_private
+    write_private(progress_path(), json.dumps(progress, indent=2) + "\n")  # never through a link
 
 
 def learn(
@@ -59,24 +62,32 @@ def learn(
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols.")]
     = False,
 ) -> None:
-    """Short lessons: drawing, melds and the minimum, wild cards, the pile, canastas, going
-    out, scoring. Each sets up a situation and checks your move."""
+    """The whole game in short lessons, for someone who never played: drawing, melds and
+    the minimum, wild cards, red threes, the pile, black threes, canastas, going out (and
+    concealed), scoring, the target. Each sets up a situation and checks your move."""
     from ..lessons import LESSONS, find
+    from ..ui.commandline import command_line
     from ..ui.screen import say
     progress = load_progress()
     if reset:
         save_progress({"passed": [], "failed": []})
-        say("The lessons' progress is forgotten: start again with canasta learn 1.")
+        # A line with a command to copy: whole, never wrapped (ui/commandline.py).
+        typer.echo(f"The lessons' progress is forgotten: start again with"
+                   f" {command_line('learn', '1')}")
         return
     if lesson is None:
         say("Lessons (canasta learn N plays one; any can be repeated):")
         for i, les in enumerate(LESSONS, 1):
             mark = ("passed" if les.key in progress["passed"] else
                     "not passed yet" if les.key in progress["failed"] else "")
-            say(f"  {i}. {les.title:<36} {mark}".rstrip(), hang=5)
+            say(f"  {i:>2}. {les.title:<40} {mark}".rstrip(), hang=6)
         todo = next((i for i, les in enumerate(LESSONS, 1)
                      if les.key not in progress["passed"]), None)
-        say(f"Next: canasta learn {todo}" if todo else "Every lesson is passed. Well played!")
+        if todo:
+            typer.echo(f"Next: {command_line('learn', str(todo))}")
+        else:
+            say("Every lesson is passed. Well played!")
+            typer.echo(f"Start a game with: {command_line('play')}")
         return
     chosen = (next((les for les in LESSONS if les.key not in progress["passed"]), LESSONS[0])
               if lesson == "next" else find(lesson))
@@ -95,7 +106,10 @@ def learn(
     except OSError as exc:
         typer.echo(f"note: the progress was not saved: {exc}", err=True)
     if passed and number < len(LESSONS):
-        say(f"Next: canasta learn {number + 1}")
+        typer.echo(f"Next: {command_line('learn', str(number + 1))}")
+    elif passed:
+        say("That was the last lesson: you know the whole game.")
+        typer.echo(f"Start a game with: {command_line('play')}")
 
 
 def _terminal() -> Terminal:
@@ -114,7 +128,9 @@ def run(lesson: Lesson, number: int, term: Terminal, style: Style) -> bool | Non
     """Play ``lesson``: True if every question was answered right (a second try allowed),
     False if not, None if the learner quit."""
     from ..core.errors import CanastaError
+    from ..core.moves import Ask
     from ..lessons import play_texts
+    from ..ui.commandline import command_line
     state = lesson.start()
     term.show(style.bold(f"== Lesson {number}: {lesson.title} =="))
     for step in lesson.steps:
@@ -127,16 +143,18 @@ def run(lesson: Lesson, number: int, term: Terminal, style: Style) -> bool | Non
                 term.show("Stopped: the lesson can be taken again at any time.")
                 return None
             if step.number is not None:
-                right = step.number(state)
-                ok = answer == [str(right)]
-                why = (f"{right}: the hand total is the sum of every row." if ok else
-                       f"your side scored {right}: add up every row of the table, the cards"
-                       " left counting against you.")
+                ok, why = step.number(state, int(answer[0]))
             else:
                 moves = _moves(state, answer)
+                if isinstance(moves[0], Ask) and not step.after:
+                    # Asked where the lesson does not teach asking: the partner says yes.
+                    state = play_texts(state, [*answer, "yes"])
+                    term.show("Your partner answers yes: you must go out this turn.")
+                    continue
+                assert step.judge is not None
                 ok, why = step.judge(state, moves)
             if ok:
-                term.show(style.good("Right: ") + why)
+                term.show(style.good(PRAISE) + why)
                 if step.number is None:
                     try:
                         state = play_texts(state, [*answer, *step.after])
@@ -146,8 +164,8 @@ def run(lesson: Lesson, number: int, term: Terminal, style: Style) -> bool | Non
             wrong += 1
             term.show(style.warn("Not quite: ") + why)
             if wrong >= MAX_TRIES:
-                term.show(f"Lesson {number} is not passed yet: try it again with canasta learn"
-                          f" {number}.")
+                term.raw(f"Lesson {number} is not passed yet: try it again with"
+                         f" {command_line('learn', str(number))}")
                 return False
             term.show("Try again.")
     term.show(style.bold(f"Lesson {number} passed."))

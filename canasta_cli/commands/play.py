@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -13,6 +12,8 @@ from ..core.reasons import GOES_ON, GameEnd
 from ..private_files import os_message
 from ..safetext import visible
 from ..seats.contain import hide
+from ..seeds import fresh_seed
+from ..ui.commandline import command_line
 from . import bounds
 from .options import (
     DEFAULT_BOX,
@@ -48,8 +49,8 @@ def play(
         " (hard) elsewhere.")]
     = None,
     resume: Annotated[Path | None, typer.Option(
-        help="Continue a saved game: its file, or 'last' for the latest unfinished one (see"
-        " canasta games).")] = None,
+        help="Continue a saved game: its file, 'last' for the unfinished one you played last,"
+        " or the number canasta games gives it.")] = None,
     save_dir: Annotated[Path | None, typer.Option(
         help="Where games are saved (default: ~/.local/share/canasta/games).")] = None,
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Letters instead of suit symbols.")]
@@ -88,6 +89,7 @@ def play(
     from .. import play as playmod
     from ..records import RecordError
     from ..referee import TimeControl
+    from ..saved_games import FinishedGame
     box.setup(seat or [])
     bounds.enforce(bounds.check_directory, "--save-dir", save_dir)
     if four_color is not None:
@@ -103,20 +105,23 @@ def play(
     table = playmod.make_table(ascii_only, no_color, colors, plain)
     tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
-    if resume is not None and str(resume) == "last" and not resume.exists():
-        from ..saved_games import latest_unfinished
-        where = save_dir or playmod.save_dir()
-        latest = latest_unfinished(where)
-        if latest is None:
-            raise fail(f"no unfinished game saved in {where}: start one with canasta play")
-        resume = latest
+    looked_up = False  # --resume last or N: --save-dir says where the saves are
     if resume is not None:
+        from ..saved_games import PLAY, NoSuchSave, resolve
+        try:
+            found = resolve(resume, PLAY, save_dir or playmod.save_dir())
+        except NoSuchSave as exc:
+            then = (f"Start one with: {command_line('play')}" if str(resume) == "last" else
+                    f"List them with: {_games_command(save_dir)}")
+            raise fail(str(exc), then=then) from None
+        looked_up, resume = found != resume, found
         hide(resume.resolve().parent)
     try:
         if resume is not None:
             ignored = [name for name, given in (("--rules", rules != "classic"),
                                                 ("--set", bool(set_)), ("--seed", seed is not None),
-                                                ("--seat", bool(seat)), ("--save-dir", bool(save_dir)),
+                                                ("--seat", bool(seat)),
+                                                ("--save-dir", bool(save_dir) and not looked_up),
                                                 ("--deck", deck is not None),
                                                 ("--dealer", dealer is not None),
                                                 ("--scores", scores is not None),
@@ -134,19 +139,28 @@ def play(
                                       hand, level)
         table.undo = undo or playmod.undo_by_default(setup.specs)
         result = playmod.run(setup, record, table, tc, box.sandbox)
+    except FinishedGame as exc:
+        raise fail(f"{exc.path}: that game is already over",
+                   then=f"Replay it with: {playmod.replay_command(exc.path)}") from None
     except RecordError as exc:
         raise fail(str(exc)) from None
     except ValueError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:  # the save cannot be written (a full disk, a link in its place)
         raise fail(f"cannot write {visible(os_message(exc))}") from None
-    # Each hint is one line, never wrapped by the program: it can be copied whole.
+    # Each hint is one line, never wrapped by the program: it can be copied whole
+    # (ui/commandline.py).
     if result.reason == GameEnd.SAVED:
         table.terminal.raw(f"Game saved to {record}")
         table.terminal.raw(f"Resume with: {playmod.resume_command(record)}")
     else:
         table.terminal.raw(f"Replay it with: {playmod.replay_command(record)}")
     _count(record, result.reason)
+
+
+def _games_command(save_dir: Path | None) -> str:
+    """``canasta games`` (with this --save-dir), as it can be typed here."""
+    return command_line("games", *(["--save-dir", str(save_dir)] if save_dir else []))
 
 
 def _count(record: Path, reason: str) -> None:
@@ -186,7 +200,7 @@ def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[s
     if not any(s == "human" or s.startswith("human:") for s in specs):
         raise fail("no human seat: use --seat human for at least one seat (or"
                    " 'canasta match' for bots only)")
-    game_seed = seed if seed is not None else random.SystemRandom().randrange(10**9)
+    game_seed = seed if seed is not None else fresh_seed()
     record = playmod.new_save_path(save_dir or playmod.save_dir())
     setup = playmod.GameSetup(specs=specs, rules=r, seed=game_seed, dealer=dealer,
                       decks=load_decks(deck, r, dealer, game_seed) or None, scores=start,

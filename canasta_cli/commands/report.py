@@ -3,7 +3,6 @@ and ``tournament --html``."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Annotated
@@ -42,9 +41,16 @@ def html_report(folder: Path, out: Path, err: bool = False) -> None:
     typer.echo(f"wrote {out}{where}", err=err)
 
 
+def _width() -> int:
+    """Columns to fit a text report to: the terminal's, or COLUMNS on a pipe (like every
+    text command, ui/screen.stream_width), else 100 (the plots need a width)."""
+    from ..ui.screen import stream_width
+    return stream_width() or 100
+
+
 def ladder_report(db: Path | None, html: Path | None) -> None:
     """``canasta report --ladder [--db FILE] [--html OUT.html]``."""
-    from ..ladder.store import Ladder, LadderError, default_path
+    from ..ladder.store import Ladder, LadderError, default_path, migration_note
     from ..safetext import visible
     from ..viewer.ladder_report import ladder_html, ladder_text, load_ladder
     from ..viewer.replay_page import write_text
@@ -53,12 +59,15 @@ def ladder_report(db: Path | None, html: Path | None) -> None:
         raise _fail(f"{visible(str(path))}: no ladder file (canasta ladder add makes one)")
     try:
         ladder = Ladder(path)
+        note = migration_note(ladder)
+        if note is not None:
+            typer.echo(visible(note), err=True)
         view = load_ladder(ladder)
         ladder.close()
     except (LadderError, OSError, sqlite3.Error) as exc:
         raise _fail(visible(str(exc).splitlines()[0] if str(exc) else repr(exc))) from None
     if html is None:
-        typer.echo(ladder_text(view, shutil.get_terminal_size((100, 24)).columns))
+        typer.echo(ladder_text(view, _width()))
         return
     try:
         write_text(html, ladder_html(view))
@@ -102,5 +111,4 @@ def register(app: typer.Typer) -> None:
             t = load_tournament(folder)
         except RecordError as exc:
             raise _fail(str(exc)) from None
-        width = shutil.get_terminal_size((100, 24)).columns
-        typer.echo(report_text(t, width))
+        typer.echo(report_text(t, _width()))

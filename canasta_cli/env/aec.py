@@ -22,6 +22,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]
 from ..core import IllegalMoveError, Ruleset, apply, legal_moves, new_game, observation, preset
 from ..core.moves import Move
 from ..core.state import GameState, Phase
+from ..seeds import fresh_seed
 from .actions import action_table
 from .observe import Encoder
 from .public import _HANDLERS
@@ -83,8 +84,8 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             "action_mask": spaces.Box(0, 1, (self.table.size,), dtype=np.int8)})
             for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
-        self._rng: random.Random | None = random.Random()
-        self._rng_seed = 0
+        self._rng: random.Random | None = None
+        self._rng_seed: int | None = None  # None: each game's seed is drawn afresh
         self._no_mask = np.zeros(self.table.size, np.int8)
         self._size = self.table.size
         self._moves = self.table.moves
@@ -102,12 +103,15 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game.  ``seed`` is the engine's game seed (``new_game(rules, seed)``); later
-        resets without one continue a sequence of seeds drawn from it."""
+        resets without one continue a sequence of seeds drawn from it (an environment never
+        seeded draws each game's seed from ``secrets``)."""
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
                 raise ValueError(f"seed must be a whole number, not {seed!r}")
             self._rng, self._rng_seed = None, int(seed)  # seeded on first use (costly)
             game_seed = int(seed)
+        elif self._rng_seed is None:
+            game_seed = fresh_seed()  # never seeded: a deal no agent can work out
         else:
             if self._rng is None:
                 self._rng = random.Random(self._rng_seed)

@@ -19,8 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Ruleset
-from ..protocol.statuses import SeatStatus
+from ..protocol.statuses import FAILURES, SeatStatus
+from ..records import MAX_RECORD as MAX_RECORD_TEXT
 from ..tournament.failures import STDERR_TAIL, replay_command
+from . import checked
+from .checked import Damage
 
 KEEP = 20                 # failures kept per bot
 MAX_RECORD = 1 << 20      # bytes of a compressed record
@@ -33,6 +36,8 @@ CREATE TABLE IF NOT EXISTS failures (id INTEGER PRIMARY KEY, bot TEXT NOT NULL,
                                      replay TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS failures_bot ON failures (bot, id);
 """
+COLUMNS = ("id", "bot", "deal", "game", "seat", "status", "reason", "stderr", "record",
+           "replay", "at")
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ def keep(db: sqlite3.Connection, failures: list[dict[str, Any]], limit: int = KE
 
 def listing(db: sqlite3.Connection, bot: str | None = None, last: int = 10) -> list[Failure]:
     """The latest ``last`` failures (of ``bot``: a NAME@VERSION, or NAME for all versions),
-    newest last."""
+    newest last; a row that is not one the ladder wrote is Damage."""
     q = ("SELECT id, bot, deal, game, seat, status, reason, stderr, replay, at,"
          " record IS NOT NULL FROM failures")
     args: tuple[Any, ...] = ()
@@ -99,17 +104,46 @@ def listing(db: sqlite3.Connection, bot: str | None = None, last: int = 10) -> l
         q += " WHERE bot=? OR bot LIKE ? ESCAPE '\\'"
         args = (bot, bot.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "@%")
     rows = db.execute(q + " ORDER BY id DESC LIMIT ?", (*args, last)).fetchall()
-    return [Failure(int(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]),
-                    str(r[6] or ""), str(r[7] or ""), str(r[8]), float(r[9]), bool(r[10]))
-            for r in rows[::-1]]
+    return [_failure(r) for r in rows[::-1]]
+
+
+def _failure(r: tuple[Any, ...]) -> Failure:
+    """One row of the failures table, checked."""
+    at = f"failure #{str(r[0])[:20]}"
+    status = checked.text(r[5], 40, f"the status of {at}")
+    if status not in FAILURES:
+        raise Damage(f"the status of {at} is {status[:30]!r}, not a seat's failure")
+    return Failure(checked.whole(r[0], 1, checked.MAX_ROW_ID, "a failure's number"),
+                   checked.text(r[1], checked.MAX_NAME, f"the bot of {at}"),
+                   checked.whole(r[2], 1, checked.MAX_ROW_ID, f"the deal of {at}"),
+                   checked.whole(r[3], 1, 1000, f"the game of {at}"),
+                   checked.whole(r[4], 0, 5, f"the seat of {at}"), status,
+                   checked.text(r[6] or "", checked.MAX_TEXT, f"the reason of {at}", True),
+                   checked.text(r[7] or "", checked.MAX_TEXT, f"the stderr of {at}", True),
+                   checked.text(r[8], checked.MAX_TEXT, f"the replay command of {at}"),
+                   checked.finite(r[9], 0, checked.LATEST, f"the time of {at}"),
+                   bool(checked.whole(r[10], 0, 1, f"the record mark of {at}")))
 
 
 def record_text(db: sqlite3.Connection, failure_id: int) -> str | None:
+    """The kept record of a failure, inflated up to a record's largest size (a blob that
+    is not one the ladder compressed is Damage)."""
     row = db.execute("SELECT record FROM failures WHERE id=?", (failure_id,)).fetchone()
     if row is None or row[0] is None:
         return None
-    return zlib.decompress(row[0]).decode("utf-8")
+    what = f"the record of failure #{failure_id}"
+    if not isinstance(row[0], bytes) or len(row[0]) > MAX_RECORD:
+        raise Damage(f"{what} is not a compressed record")
+    inflate = zlib.decompressobj()
+    try:
+        data = inflate.decompress(row[0], MAX_RECORD_TEXT + 1)
+        if not inflate.eof or len(data) > MAX_RECORD_TEXT:
+            raise ValueError("not a whole record")
+        return data.decode("utf-8")
+    except (zlib.error, ValueError):  # a UnicodeDecodeError is a ValueError
+        raise Damage(f"{what} is not a compressed record of a game") from None
 
 
 def count(db: sqlite3.Connection) -> int:
-    return int(db.execute("SELECT COUNT(*) FROM failures").fetchone()[0])
+    return checked.whole(db.execute("SELECT COUNT(*) FROM failures").fetchone()[0], 0,
+                         checked.MAX_ROW_ID, "the count of failures")

@@ -14,7 +14,7 @@ from ..core import Ruleset
 from ..tournament.runner import Config, outcome, play_task
 from ..tournament.schedule import Task, seatings
 from .failures import KEEP, from_row
-from .store import Deal, Ladder
+from .store import Deal, Ladder, Master
 
 
 def play_deal(deal: Deal, config: Config, box_args: tuple[str, ...] = ()
@@ -34,7 +34,7 @@ def play_deal(deal: Deal, config: Config, box_args: tuple[str, ...] = ()
     return (1.0 if diff > 0 else 0.0 if diff < 0 else 0.5), diff, failed, kept
 
 
-def run_ladder(ladder: Ladder, rules: Ruleset, master: int, deals: int, concurrency: int,
+def run_ladder(ladder: Ladder, rules: Ruleset, master: Master, deals: int, concurrency: int,
                config: Config, progress: Callable[[int, Deal, float], None] | None = None,
                box_args: tuple[str, ...] = (), keep: int = KEEP) -> tuple[int, int]:
     """Play ``deals`` deals; returns how many were finished and in how many games a seat

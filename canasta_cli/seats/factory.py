@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from ..private_files import open_append, os_message
 from ..seat_names import split_name
 from .base import Seat
 from .policy import builtin_seat
@@ -26,4 +28,9 @@ def make_seat(spec: str, index: int, seed: int, log_dir: Path | None,
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         log = log_dir / f"seat{index}.stderr.log"
+        try:  # said now, before any game: never written through a link, never a FIFO
+            os.close(open_append(log))
+        except OSError as exc:
+            raise ValueError(f"seat {index}: cannot write its stderr log"
+                             f" {os_message(exc)}") from None
     return SubprocessSeat(spec, name=full, stderr_log=log, spin_us=spin_us, sandbox=sandbox)

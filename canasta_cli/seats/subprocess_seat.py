@@ -24,6 +24,7 @@ from collections import deque
 from pathlib import Path
 from typing import IO
 
+from ..private_files import open_append, os_message
 from ..protocol.messages import ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from .base import Message, Seat, SeatFailure
@@ -168,6 +169,30 @@ class SubprocessSeat(Seat):
         if problem:
             self._dead = f"cannot start {self.argv[0]!r}: {problem}"
             raise SeatFailure("CRASHED", self._dead)
+        log = self._open_log()
+        try:
+            self._spawn_logged(log)
+        except BaseException:
+            if log is not None:
+                os.close(log)
+            raise
+
+    def _open_log(self) -> int | None:
+        """The stderr log's descriptor, opened here (not in the draining thread) so that a
+        log that cannot be written is said: appended to, never through a symbolic link, never
+        a FIFO or a device (``private_files.open_append``).  ``/dev/stderr`` is this
+        program's own stderr (``canasta join --bot``'s default) and ``/dev/null`` no log."""
+        if self.stderr_log is None or str(self.stderr_log) == "/dev/null":
+            return None
+        if str(self.stderr_log) == "/dev/stderr":
+            return os.dup(2)
+        try:
+            return open_append(self.stderr_log)
+        except OSError as exc:
+            self._dead = f"cannot write its stderr log {os_message(exc)}"
+            raise SeatFailure("CRASHED", self._dead) from None
+
+    def _spawn_logged(self, log: int | None) -> None:
         # An absolute path for each file the command names (they were relative to the
         # referee's directory); a private home, inside the box or, unboxed, a fresh folder.
         base = self.cwd or os.getcwd()
@@ -202,8 +227,8 @@ class SubprocessSeat(Seat):
         self._poll = select.poll()  # registering costs no system call; each wait is one poll()
         self._poll.register(self.proc.stdout.fileno(), select.POLLIN)
         self._poll.register(self.proc.stdin.fileno(), 0)  # errors only: the bot closed its input
-        t = threading.Thread(target=self._drain_stderr, args=(self.proc.stderr,), daemon=True,
-                             name="seat-stderr")
+        t = threading.Thread(target=self._drain_stderr, args=(self.proc.stderr, log),
+                             daemon=True, name="seat-stderr")
         t.start()
         self._threads.append(t)
 
@@ -275,6 +300,7 @@ class SubprocessSeat(Seat):
                     self._pump(min(left, QUICK_ANSWER - (time.monotonic() - sent)))
             if not self._lines:
                 self.while_waiting()
+        others = 0  # lines read meanwhile that were not the answer
         while True:
             while self._lines:
                 line = self._lines.popleft()
@@ -286,6 +312,7 @@ class SubprocessSeat(Seat):
                     if answer == "move":
                         self.answered_in(time.monotonic() - sent)
                     return reply
+                others += 1
                 if time.monotonic() > deadline:
                     break
             if self._dead is not None:
@@ -296,7 +323,7 @@ class SubprocessSeat(Seat):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms"
-                                  f"{_silent_hint(len(self._in))}")
+                                  f"{_silent_hint(len(self._in), others)}")
             self._pump(left)
 
     def spin_for(self) -> float:
@@ -440,15 +467,17 @@ class SubprocessSeat(Seat):
     def _policy(self) -> BoxPolicy:
         return with_sandbox(self.box or current(), self.sandbox)
 
-    def _drain_stderr(self, stream: IO[bytes]) -> None:
+    def _drain_stderr(self, stream: IO[bytes], log_fd: int | None) -> None:
         """Keep the latest stderr in memory; copy the first ``stderr_limit`` bytes to the log
-        file, if there is one, as long as writing it works (a full disk ends the copy, never
-        the draining: a bot must never block on its stderr)."""
+        (``log_fd``, which this closes), if there is one, as long as writing it works (a full
+        disk ends the copy, never the draining: a bot must never block on its stderr)."""
         written = dropped = 0
         log: IO[bytes] | None = None
-        if self.stderr_log is not None:
-            with contextlib.suppress(OSError):
-                log = open(self.stderr_log, "ab")  # noqa: SIM115
+        if log_fd is not None:
+            try:
+                log = os.fdopen(log_fd, "ab")
+            except OSError:
+                os.close(log_fd)
         while True:
             try:
                 chunk = stream.read(65536)
@@ -589,12 +618,17 @@ def _reap_strays() -> None:
                 os.waitpid(int(entry), os.WNOHANG)
 
 
-def _silent_hint(partial: int) -> str:
-    """What a timeout usually means, said with it."""
+def _silent_hint(partial: int, others: int = 0) -> str:
+    """What a timeout means, said with it: a bot that wrote part of a line (bytes with no
+    newline after them) most likely did not flush; one that wrote nothing took too long."""
     if partial:
-        return (f"; it wrote {partial} bytes with no newline after them: end each message"
-                " with a newline and flush stdout")
-    return "; did the bot flush stdout? (a bot's output is buffered when it is a pipe)"
+        return (f"; it wrote {partial} bytes with no newline after them: did the bot flush"
+                " stdout? End each message with a newline and flush (a bot's output is"
+                " buffered when it is a pipe)")
+    if others:
+        return (f": the bot took too long (it wrote {others} line{'s' * (others > 1)}, none"
+                " of them the answer)")
+    return ": the bot took too long (it wrote nothing)"
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:

@@ -11,19 +11,24 @@ silence.
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import json
 import os
-import secrets
 import shlex
 import shutil
 from pathlib import Path
 
-from ..private_files import InputFileError, private_dir, read_input, write_private
+from ..private_files import (
+    InputFileError,
+    InTheWayError,
+    open_regular,
+    private_dir,
+    read_input,
+    write_private,
+)
+from ..seeds import MAX_SEED, fresh_seed
 
 SEED_CAP = 4096  # bytes: seed.json holds one number
-MAX_SEED = 2**64  # master seeds are drawn below 2**63; a given one is smaller than this
 
 
 class OutDirError(ValueError):
@@ -42,12 +47,10 @@ def hold(out: Path) -> None:
     if real in _HELD:
         return
     path = out / ".lock"
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise OutDirError(f"{path} is a symbolic link: remove it") from None
-        raise
+    try:  # never through a symbolic link, never a FIFO or a device (waited on)
+        fd = open_regular(path, os.O_RDWR)
+    except InTheWayError as exc:
+        raise OutDirError(str(exc)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -73,14 +76,14 @@ def tournament_seed(out: Path, seed: int | None) -> int:
     path = out / "seed.json"
     games = out / "games.jsonl"
     if seed is not None and not -MAX_SEED < seed < MAX_SEED:
-        raise OutDirError(f"--seed must be a whole number below 2**64 in size, got"
+        raise OutDirError(f"--seed must be a whole number below 2**128 in size, got"
                           f" {str(seed)[:30]}")
     if not os.path.lexists(path):
         if os.path.lexists(games) and os.lstat(games).st_size > 0:
             raise OutDirError(f"{games} holds results but {path} is missing: without the"
                               " tournament's seed they cannot be checked; restore seed.json,"
                               " or use another --out")
-        chosen = seed if seed is not None else secrets.randbelow(2**63)
+        chosen = seed if seed is not None else fresh_seed()
         write_private(path, json.dumps({"seed": chosen}) + "\n")
         return chosen
     stored = read_seed(path)
@@ -104,7 +107,7 @@ def read_seed(path: Path) -> int:
         raise OutDirError(f"{damaged} (not a JSON object with a whole-number 'seed')") from None
     value = obj.get("seed") if isinstance(obj, dict) else None
     if not isinstance(value, int) or isinstance(value, bool) or not -MAX_SEED < value < MAX_SEED:
-        raise OutDirError(f"{damaged} ('seed' must be a whole number below 2**64 in size)")
+        raise OutDirError(f"{damaged} ('seed' must be a whole number below 2**128 in size)")
     return value
 
 

@@ -6,12 +6,12 @@ cannot depend on concurrency or on the order in which games finish.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from dataclasses import dataclass
 from typing import Literal
 
 from ..core import Ruleset
+from ..seeds import derive, derived_bits
 
 Format = Literal["round-robin", "gauntlet"]
 Table = Literal["pairs", "threes"]
@@ -31,9 +31,10 @@ class Task:
 
 
 def deal_seed(master: int, pair: tuple[str, ...], deal: int) -> int:
-    """A seed per deal, derived from the master seed (stable across runs and machines)."""
-    text = f"canasta-tournament/{master}/{'/'.join(pair)}/{deal}".encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
+    """A seed per deal, derived from the master seed (stable across runs and machines): 128
+    bits from a drawn master, 63 as always from a given one below 2**64 (``seeds.derive``)."""
+    text = f"canasta-tournament/{master}/{'/'.join(pair)}/{deal}"
+    return derive(text, derived_bits(master))
 
 
 def seatings(rules: Ruleset, a: str, b: str) -> list[tuple[str, ...]]:

@@ -80,10 +80,33 @@ def choose(options: list[Callable[[], list[str]]], room: int, width: int) -> lis
     return made
 
 
-def stream_width(err: bool = False) -> int:
-    """Columns of the terminal the command writes to; 0 when it writes to a pipe or a file
-    (scripts get the lines whole)."""
+def _columns_asked() -> int:
+    """The width COLUMNS asks for (a whole number above 0), else 0."""
     import os
+    raw = os.environ.get("COLUMNS", "").strip()
+    return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 0
+
+
+def stream_width(err: bool = False) -> int:
+    """Columns of the terminal the command writes to.  On a pipe or a file, 0 (scripts and
+    logs get the lines whole), but for the output (not the errors) when COLUMNS asks for a
+    width (``COLUMNS=80 canasta rules | less``)."""
+    import shutil
+    import sys
+    stream = sys.stderr if err else sys.stdout
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return 0 if err else _columns_asked()
+    cols = shutil.get_terminal_size((80, 24)).columns
+    return cols if cols > 0 else _columns_asked() or 80
+
+
+def stream_height(err: bool = False) -> int:
+    """Rows of the terminal the command writes to; 0 on a pipe or a file (no text is cut to
+    a screen's rows there, whatever the width)."""
     import shutil
     import sys
     stream = sys.stderr if err else sys.stdout
@@ -92,12 +115,12 @@ def stream_width(err: bool = False) -> int:
             return 0
     except (AttributeError, ValueError):
         return 0
-    cols = shutil.get_terminal_size((80, 24)).columns
-    return cols if cols > 0 else int(os.environ.get("COLUMNS", "80") or 80)
+    return max(shutil.get_terminal_size((80, 24)).lines, 0)
 
 
 def say(text: str, err: bool = False, hang: int | None = None) -> None:
-    """Print ``text`` wrapped between words to the terminal's width (whole on pipes)."""
+    """Print ``text`` wrapped between words to the terminal's width (``stream_width``: whole
+    on pipes, but for the output when COLUMNS asks for a width)."""
     import sys
     stream = sys.stderr if err else sys.stdout
     print(fit(text, stream_width(err), hang), file=stream, flush=True)
