@@ -27,6 +27,7 @@ from .protocol.statuses import SeatStatus
 from .rare_deals import rare_presets, stacked_deals
 from .referee import Referee, TimeControl
 from .seats import Seat, make_seat
+from .ui.commandline import command_line
 
 OPPONENT = "builtin:greedy"
 
@@ -39,7 +40,8 @@ class GameFailure:
     status: str
     reason: str
     stderr: str
-    replay: str
+    replay: str  # the command to copy: plays the game again, or asks the bot the decision
+    asks: bool = False  # replay is a ``bot ask`` of the failing decision
 
 
 def presets(choice: str) -> list[str]:
@@ -82,10 +84,11 @@ def _stacked(command: str, timeout_ms: int, name: str) -> tuple[int, GameFailure
             step += kind == "move"
         log = logs / "seat0.stderr.log"
         tail = log.read_bytes()[-4096:].decode("utf-8", "replace") if log.exists() else ""
-        again = (f"cd {shlex.quote(os.getcwd())} && canasta bot ask {shlex.quote(command)}"
-                 f" {shlex.quote(str(record))} --decision {step}")
+        again = (f"cd {shlex.quote(os.getcwd())} && "
+                 + command_line("bot", "ask", command, str(record), "--decision", str(step)))
         return played, GameFailure(f"{name}, stacked: {deal.name}", 1, 0, rep["status"],
-                                   next(iter(rep["errors"]), rep["status"]), tail, again)
+                                   next(iter(rep["errors"]), rep["status"]), tail, again,
+                                   asks=True)
     return played, None
 
 
@@ -119,7 +122,7 @@ def play_games(command: str, games: int, rules_choice: str, timeout_ms: int,
                 log = logs / f"seat{seat}.stderr.log"
                 tail = log.read_bytes()[-4096:].decode("utf-8", "replace") if log.exists() \
                     else ""
-                args = ["canasta", "match"]
+                args = ["match"]
                 for spec in specs:
                     args += ["--seat", spec]
                 args += ["--rules", name, "--set", "max_hands=1", "--seed", str(game_seed),
@@ -128,5 +131,5 @@ def play_games(command: str, games: int, rules_choice: str, timeout_ms: int,
                 reason = next(iter(rep["errors"]), rep["status"])
                 return played, GameFailure(name, g + 1, seat, rep["status"], reason, tail,
                                            f"cd {shlex.quote(os.getcwd())} && "
-                                           + shlex.join(args))
+                                           + command_line(*args))
     return played, None

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,8 @@ from canasta_cli.viewer.htmlsafe import page, script_json
 from canasta_cli.viewer.pagedata import CARD, expand, load_replay, replay_data
 from canasta_cli.viewer.replay_page import replay_html
 from canasta_cli.viewer.tourney import llr_path, load_tournament
+
+LOUD_BOT = f"{sys.executable} {Path(__file__).resolve().parent / 'bots' / 'loud_crash.py'}"
 
 
 def _embedded(html: str) -> dict[str, object]:
@@ -221,6 +225,40 @@ def test_html_report_escapes_names_and_reasons(tmp_path: Path) -> None:
     page_text = (tmp_path / "report-games" / "game-0001.html").read_text(encoding="utf-8")
     assert page_text.count("<script") == 2 and "<img" not in page_text
     assert "game-0001.html" in text
+
+
+def test_reports_show_each_failed_games_reason_stderr_and_bot_ask(tmp_path: Path) -> None:
+    """A bot that crashes: the text and HTML reports show the reason, the end of its stderr
+    (bounded; escaped for the terminal and the page) and a bot ask command that puts it the
+    failing decision again."""
+    out = tmp_path / "t"
+    html = tmp_path / "report.html"
+    run_tournament(out, f"loud={LOUD_BOT}", "g=builtin:greedy", games=1,
+                   extra=("--html", str(html)))
+    shown = subprocess.run([CANASTA, "report", str(out)], capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "COLUMNS": "100"})
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout
+    assert "Failed games" in text and "CRASHED: the bot exited with code 7" in text
+    assert "the end of its stderr:" in text and "| loud: noise 60" in text
+    assert "noise 01" not in text  # bounded: the end only
+    assert "\x1b" not in text and "\x07" not in text
+    assert "<script>alert('stderr')</script> \\x1b[2J\\x1b]0;title\\x07" in text
+    asks = [line for line in text.splitlines() if " bot ask " in line]
+    assert len(asks) == 4  # both partners crash, in each seating's game
+    where, _, command = asks[0].partition(" && ")
+    assert command.endswith(" --decision 1 --seat 0"), command
+    again = subprocess.run(f"{where} && {shlex.quote(CANASTA)} bot ask"
+                           f" {command.split(' bot ask ', 1)[1]}", shell=True,
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert again.returncode == 3 and "no answer: CRASHED" in again.stdout, again.stdout
+    assert "ValueError" in again.stdout
+    page_text = html.read_text(encoding="utf-8")
+    assert "<script" not in page_text and "\x1b" not in page_text
+    assert "&lt;script&gt;alert(&#x27;stderr&#x27;)&lt;/script&gt; \\x1b[2J" in page_text
+    assert 'class="stderr"' in page_text and "noise 01" not in page_text
+    assert page_text.count('<pre class="command">') == 6  # 4 bot asks, a replay per game
+    assert "bot ask " in page_text and "exited with code 7" in page_text
 
 
 def test_damaged_games_rows_are_reported_and_the_file_left_as_it_is(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from .. import package_data
-from ..botcheck import Check, run_checks
+from ..botcheck import Check, coverage_line, run_checks
 from ..core import RulesError
 from ..players import PLAYERS
 from ..players.stdio import run
@@ -42,10 +42,14 @@ def bot_check(command: Annotated[str | None, typer.Argument(
               rules: Annotated[str, typer.Option(
                   "--rules", "-r", help="With --games: a preset, or 'all'.")] = "classic"
               ) -> None:
-    """Conformance check: the handshake, every request type and the rule edges.
+    """Conformance check: the handshake, every kind of request and the rule edges.
 
-    A failing check shows the end of the bot's stderr.  Exit codes: 0 every check passed,
-    3 a check failed (the count on stderr), 2 usage errors."""
+    Each check sets up a decision on a stacked deal, then plays the hand out with the bot in
+    that seat (built-in greedy players in the others); the line "covered:" names the kinds of
+    request the bot was asked and answered legally (draw, pile, pile opening, meld, add,
+    discard, go-out question, go-out answer, forced take, stock end), and a check fails
+    unless every kind was.  A failing check shows the end of the bot's stderr.  Exit codes:
+    0 every check passed, 3 a check failed (the count on stderr), 2 usage errors."""
     if command is None:
         example = package_data.bots_dir() / "random_bot.py"
         if not example.is_file():
@@ -62,9 +66,13 @@ def bot_check(command: Annotated[str | None, typer.Argument(
     except RulesError as exc:
         raise fail(str(exc)) from None
     tail: list[str] = []
-    checks = run_checks(command, timeout_ms / 1000, stderr=tail)
+    covered: list[str] = []
+    played: list[str] = []
+    checks = run_checks(command, timeout_ms / 1000, stderr=tail, covered=covered,
+                        played=played)
     for c in checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
+    typer.echo(coverage_line(covered, played))
     failed = sum(1 for c in checks if not c.passed)
     if failed and tail and tail[0].strip():
         typer.echo("the end of the bot's stderr:")
@@ -96,7 +104,7 @@ def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
         typer.echo("the end of the bot's stderr:")
         typer.echo(visible_block(failure.stderr))
     typer.echo("put that decision to the bot again (the game's record is kept there):"
-               if " canasta bot ask " in failure.replay else
+               if failure.asks else
                "replay that game (its record and the bot's stderr log go to the --record"
                " folder):")
     typer.echo(failure.replay)

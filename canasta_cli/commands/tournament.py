@@ -210,8 +210,10 @@ def _exit_on_failure(state: RunState, out: Path, quiet: bool) -> None:
         return
     statuses: Counter[str] = Counter(s for r in rows for s in r["status"] if s != "OK")
     if not quiet:
+        from ..ui.commandline import command_line
         typer.echo(f"{plural(len(rows), 'game')} where a seat failed: reasons, stderr tails and"
-                   f" replay commands in {out}/failures/ (canasta report {out} lists them)")
+                   f" replay commands in {out}/failures/")
+        typer.echo(f"List them with: {command_line('report', str(out))}")  # one line: copied
         for r in rows[:3]:
             path = failure_path(out, r["index"])
             typer.echo(f"  game {r['index'] + 1}: " + "; ".join(

@@ -67,10 +67,12 @@ def rules_options(rules: Ruleset) -> list[str]:
 
 def replay_command(bots: dict[str, str], row: dict[str, Any], rules: Ruleset,
                    time: dict[str, int], box_args: list[str] | None = None,
-                   record_dir: str | None = None, cwd: str | None = None) -> str:
+                   record_dir: str | None = None, cwd: str | None = None,
+                   program: str = "canasta") -> str:
     """A ``canasta match`` command line that plays this game again exactly: the same deal
-    (its seed), seating, rules, time control, game number and built-in players' seeds."""
-    args = ["canasta", "match"]
+    (its seed), seating, rules, time control, game number and built-in players' seeds;
+    ``program`` names canasta (``ui.commandline.program_command``: as it can be typed)."""
+    args = ["match"]
     for name in row["seating"]:
         # A name a seat spec cannot carry (split_name) is left out: the bots then hear the
         # command line as that seat's name, the one difference from the game.
@@ -83,7 +85,7 @@ def replay_command(bots: dict[str, str], row: dict[str, Any], rules: Ruleset,
     args += box_args or []
     args += ["--record", record_dir or f"replay-game-{int(row['index']) + 1:04d}"]
     # Bot command lines are read from the folder the tournament ran in.
-    return f"cd {shlex.quote(cwd or os.getcwd())} && {shlex.join(args)}"
+    return f"cd {shlex.quote(cwd or os.getcwd())} && {program} {shlex.join(args)}"
 
 
 def write_failure(out: Path, row: dict[str, Any], seats: list[dict[str, Any]],

@@ -27,6 +27,7 @@ from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Seat
 from ..seats.box import BoxPolicy
 from ..seats.contain import die_with_parent
+from ..ui.commandline import program_command
 from .failures import STDERR_TAIL, replay_command, seat_reasons, write_failure
 from .rows import row_problem
 from .schedule import Format, Table, Task, schedule
@@ -404,7 +405,8 @@ def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset
                                 seats_, tails = failed.pop(r["index"])
                                 write_failure(out, r, seats_, tails, replay_command(
                                     bots, r, rules, config.time, box_args, str(
-                                        out.resolve() / "replays" / f"game-{r['index'] + 1:04d}")))
+                                        out.resolve() / "replays" / f"game-{r['index'] + 1:04d}"),
+                                    program=program_command()))
                             _append(sink, r, games_path)
             _check_sprt(state, tasks, rules, sprt)
             if progress:

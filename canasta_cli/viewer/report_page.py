@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ..records import RecordError
+from ..safetext import visible
 from .htmlsafe import esc, page
 from .replay_page import write_replay_page, write_text
 from .svgplot import elo_plot, histogram, llr_plot
-from .tourney import Tourney
+from .tourney import Tourney, failed_games
 
 
 def pages_dir(out: Path) -> Path:
@@ -169,6 +170,43 @@ def _failures(t: Tourney, links: dict[int, str]) -> str:
     return _table(["game", "seat", "bot", "status", "reason"], rows, "failures")
 
 
+MAX_TAIL_LINES = 40  # lines of a failing bot's stderr shown (at most 4096 characters)
+MAX_FAILED_GAMES = 500  # failed games shown in full (every failure is in the table)
+
+
+def _failed_games(t: Tourney, links: dict[int, str]) -> str:
+    """Each game where a seat failed: each failing seat's reason, the end of its stderr and
+    the ``canasta bot ask`` command for the failing decision, then the command that replays
+    the game.  Everything from the files is escaped (a bot's stderr is its own text)."""
+    parts = []
+    games = failed_games(t)
+    for g in games[:MAX_FAILED_GAMES]:
+        items = []
+        for s in g.seats:
+            item = (f'<p>seat {s.seat} <span class="bot">{esc(s.bot)}</span>: {esc(s.status)}:'
+                    f' <span class="reason">{esc(s.reason)}</span></p>')
+            # Control characters spelled out (\x1b), as on a terminal.
+            tail = "\n".join(visible(x) for x in s.stderr.splitlines()[-MAX_TAIL_LINES:])
+            if tail.strip():
+                item += (f'<p class="note">The end of its stderr:</p>'
+                         f'<pre class="stderr">{esc(tail)}</pre>')
+            if s.ask is not None:
+                item += (f'<p class="note">Put it that decision again (its decision'
+                         f' {esc(s.decision)} in the game):</p>'
+                         f'<pre class="command">{esc(s.ask)}</pre>')
+            items.append(f"<li>{item}</li>")
+        replay = ('<p class="note">Replay the game:</p>'
+                  f'<pre class="command">{esc(g.replay)}</pre>') if g.replay else ""
+        parts.append(f'<div class="failed-game" id="failed-game-{g.game + 1}">'
+                     f"<h3>{_game_link(g.game, links)}</h3><ul>{''.join(items)}</ul>{replay}"
+                     "</div>")
+    if len(games) > MAX_FAILED_GAMES:
+        parts.append(f'<p class="note">... and {len(games) - MAX_FAILED_GAMES} more failed'
+                     " games: each one's reasons, stderr and replay command are in the"
+                     " tournament's failures/ folder.</p>")
+    return "".join(parts)
+
+
 def _games(t: Tourney, links: dict[int, str]) -> str:
     rows = []
     for r in t.rows:
@@ -219,7 +257,7 @@ with its 95% interval; an arrow: the interval runs off the scale.</p>{elo}</sect
 first bot's score minus the second's on each duplicate deal (all seatings of the deal
 averaged).</p>{_diff_plots(t)}{_deals(t)}{_places(t)}</section>
 <section id="plot-sprt"><h2>Sequential test</h2>{_sprt(t)}</section>
-<section><h2>Failures</h2>{_failures(t, links)}</section>
+<section><h2>Failures</h2>{_failures(t, links)}{_failed_games(t, links)}</section>
 <section><h2>Games</h2><p class="note">{kept}</p>{_games(t, links)}</section>
 </main>"""
     return page("canasta tournament report", _css(), body)

@@ -6,15 +6,15 @@ characters replaced, so that a bot's name cannot move the cursor or change colou
 
 from __future__ import annotations
 
-import json
 import math
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from ..safetext import visible
 from ..tournament import report
 from ..ui.render import plural
-from .tourney import Tourney
+from .tourney import Tourney, failed_games
 
 BLOCKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
 
@@ -190,24 +190,43 @@ def _failure_lines(t: Tourney, width: int) -> list[str]:
     return out
 
 
-def _replay_lines(t: Tourney) -> list[str]:
-    """Each game where a seat failed, with the command that plays it again exactly (from its
-    OUT/failures/game-NNNN.json, beside each failing bot's stderr tail)."""
-    from ..tournament.failures import failure_path
-    out: list[str] = []
-    for index in sorted({f.game for f in t.failures}):
-        path = failure_path(t.folder, index)
-        try:
-            with open(path, "rb") as f:
-                doc = json.loads(f.read(1 << 20))
-            command = doc["replay"]
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        if isinstance(command, str):
-            if not out:
-                out.append("Replay a failed game (stderr tails and reasons in failures/):")
-            out.append(f"  game {index + 1}:")
-            out.append(printable(command))
+MAX_GAMES_SHOWN = 20   # failed games shown in full (the HTML report shows more)
+TAIL_LINES = 10        # lines of a failing bot's stderr shown
+
+
+def _failed_game_lines(t: Tourney, width: int) -> list[str]:
+    """Each game where a seat failed: each failing seat's reason, the end of its stderr and
+    the ``canasta bot ask`` command that puts it the failing decision again, then the command
+    that replays the game (from failures/game-NNNN.json and the record).  The commands are
+    lines of their own, never wrapped, so that each is copied whole."""
+    games = failed_games(t)
+    if not games:
+        return []
+    out = ["Failed games (their reasons and stderr are kept in failures/, the records in"
+           " records/):"]
+    for g in games[:MAX_GAMES_SHOWN]:
+        out.append(f"  game {g.game + 1}:")
+        for s in g.seats:
+            out += wrap(f"    seat {s.seat} {printable(s.bot)}: {printable(s.status)}:"
+                        f" {printable(s.reason)}", width).split("\n")
+            lines = s.stderr.splitlines()[-TAIL_LINES:]
+            if lines:
+                out.append("      the end of its stderr:")
+                keep = max(20, width - 8)
+                for line in lines:
+                    shown = visible(line)
+                    out.append("      | " + (shown if len(shown) <= keep
+                                             else shown[:keep - 3] + "..."))
+            if s.ask is not None:
+                out.append(f"      put it that decision again (its decision {s.decision} in"
+                           " the game):")
+                out.append(printable(s.ask))
+        if g.replay is not None:
+            out.append("    replay the game:")
+            out.append(printable(g.replay))
+    if len(games) > MAX_GAMES_SHOWN:
+        out.append(f"  ... and {len(games) - MAX_GAMES_SHOWN} more failed games (--html shows"
+                   " more; failures/ holds each one)")
     return out
 
 
@@ -225,5 +244,5 @@ def report_text(t: Tourney, width: int) -> str:
                      f" canasta replay {printable(str(t.records[first]))}")
     else:
         lines.append("no game records kept (tournament --records or --html keeps them)")
-    replays = _replay_lines(t)  # not wrapped: each command is pasted as one line
-    return "\n".join([wrap("\n".join(lines), width), *replays])
+    failed = _failed_game_lines(t, width)  # not wrapped again: commands are pasted whole
+    return "\n".join([wrap("\n".join(lines), width), *failed])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,9 @@ from ..tournament.stats import Sprt, SprtTally, paired_diffs
 MAX_FILE = 1 << 30          # bytes: past this a file is not the tournament's
 MAX_LINE = 1 << 20          # a games.jsonl row is a few hundred bytes
 MAX_REASON = 2000           # characters of a failure's reason shown
+MAX_TAIL = 4096             # characters of a failing bot's stderr shown (the tournament
+                            # keeps its last 4096 bytes)
+MAX_DOC = 1 << 20           # bytes of a failures/game-NNNN.json read
 
 
 @dataclass
@@ -33,6 +37,27 @@ class Failure:
     reason: str
     count: int = 1
     step: int | None = None  # the replay page's step of its first occurrence
+    decision: int | None = None  # the seat's decision it failed (``bot ask --decision``)
+
+
+@dataclass
+class FailedSeat:
+    """A seat that failed in a game, as the report shows it."""
+
+    seat: int
+    bot: str
+    status: str
+    reason: str
+    stderr: str            # the end of the bot's stderr ('' when none was kept)
+    ask: str | None        # ``canasta bot ask`` putting the failing decision to it again
+    decision: int | None   # which of its decisions that is
+
+
+@dataclass
+class FailedGame:
+    game: int              # index in the schedule
+    seats: list[FailedSeat]
+    replay: str | None     # ``canasta match`` playing the game again (failures/game-NNNN.json)
 
 
 @dataclass
@@ -136,8 +161,17 @@ def _record_failures(path: Path, index: int, seating: list[str]) -> list[Failure
         return None
     seen: dict[tuple[int, str, str], Failure] = {}  # the same failure again: counted
     moves = 0
+    decisions = [0] * len(seating)   # each seat's decisions so far, as bot ask counts them
+    waiting: dict[int, list[Failure]] = {}  # failures whose seat has not moved since
     for ln in lines:
-        moves += ln["type"] == "move"
+        if ln["type"] == "move":
+            moves += 1
+            seat = ln.get("seat")
+            if isinstance(seat, int) and 0 <= seat < len(seating) \
+                    and ln.get("by", "bot") in ("bot", "default", "human"):
+                decisions[seat] += 1
+                for f in waiting.pop(seat, []):
+                    f.decision = decisions[seat]  # the decision the failure was at
         if ln["type"] == "failure" and isinstance(ln.get("seat"), int) \
                 and 0 <= ln["seat"] < len(seating):
             key = (ln["seat"], str(ln.get("status"))[:40], str(ln.get("reason"))[:MAX_REASON])
@@ -147,6 +181,7 @@ def _record_failures(path: Path, index: int, seating: list[str]) -> list[Failure
                 # A failure line comes before the move it led to: that move's step.
                 seen[key] = Failure(index, key[0], seating[key[0]], key[1], key[2],
                                     step=moves + 1)
+                waiting.setdefault(key[0], []).append(seen[key])
     return list(seen.values())
 
 
@@ -227,3 +262,74 @@ def load_tournament(folder: Path) -> Tourney:
     if sprt is not None:
         t.llr = [(g, x) for g, x in llr_path(rows, rules, sprt) if math.isfinite(x)]
     return t
+
+
+def failure_doc(folder: Path, index: int) -> dict[str, Any] | None:
+    """The game's ``OUT/failures/game-NNNN.json`` (None: missing or damaged)."""
+    from ..tournament.failures import failure_path
+    try:
+        with open(failure_path(folder, index), "rb") as f:
+            doc = json.loads(f.read(MAX_DOC))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _where(replay: str) -> tuple[str | None, str]:
+    """The folder a replay command runs in (its ``cd``) and how it names canasta."""
+    head, sep, rest = replay.partition(" && ")
+    cwd = None
+    if sep and head.startswith("cd "):
+        try:
+            parts = shlex.split(head)
+        except ValueError:
+            parts = []
+        cwd = parts[1] if len(parts) == 2 else None
+    program = rest.split(" match ", 1)[0] if sep and " match " in rest else "canasta"
+    return cwd, program or "canasta"
+
+
+def ask_command(t: Tourney, f: Failure, replay: str | None) -> str | None:
+    """``canasta bot ask`` putting the decision where ``f`` happened to its bot again, from
+    the game's record; None for a built-in player, or without a record or a decision."""
+    bots = t.summary.get("bots")
+    command = bots.get(f.bot) if isinstance(bots, dict) else None
+    record = t.records.get(f.game)
+    if not isinstance(command, str) or command.startswith("builtin:") or record is None \
+            or f.decision is None:
+        return None
+    cwd, program = _where(replay) if replay else (None, "canasta")
+    line = f"{program} " + shlex.join(["bot", "ask", command, str(record.resolve()),
+                                        "--decision", str(f.decision), "--seat", str(f.seat)])
+    return f"cd {shlex.quote(cwd)} && {line}" if cwd else line
+
+
+def failed_games(t: Tourney) -> list[FailedGame]:
+    """Each game where a seat failed: each failing seat's reason, the end of its stderr and a
+    ``bot ask`` for the failing decision (from the record and failures/game-NNNN.json), and
+    the command that replays the game."""
+    out: list[FailedGame] = []
+    by_game: dict[int, list[Failure]] = {}
+    for f in t.failures:
+        by_game.setdefault(f.game, []).append(f)
+    for index, failures in sorted(by_game.items()):
+        doc = failure_doc(t.folder, index) or {}
+        replay = doc.get("replay") if isinstance(doc.get("replay"), str) else None
+        tails: dict[int, str] = {}
+        reasons: dict[int, str] = {}
+        for s in doc.get("seats") or []:
+            if isinstance(s, dict) and isinstance(s.get("seat"), int):
+                if isinstance(s.get("stderr_tail"), str):
+                    tails[s["seat"]] = s["stderr_tail"][-MAX_TAIL:]
+                if isinstance(s.get("reason"), str):
+                    reasons[s["seat"]] = s["reason"][:MAX_REASON]
+        seats: list[FailedSeat] = []
+        for f in failures:
+            if any(x.seat == f.seat for x in seats):
+                continue  # a seat's first failure of the game: the one to look into
+            # Without the record, the reason the failure file kept.
+            reason = f.reason if index in t.records else reasons.get(f.seat, f.reason)
+            seats.append(FailedSeat(f.seat, f.bot, f.status, reason, tails.get(f.seat, ""),
+                                    ask_command(t, f, replay), f.decision))
+        out.append(FailedGame(index, seats, replay))
+    return out

@@ -3,6 +3,7 @@
 
 * ``refuse``: the first time the pile is offered and it draws instead, it crashes;
 * ``nth K``: it crashes on its K-th decision;
+* ``players K``: it crashes on its first decision at a table of K players;
 * ``silent K``: on its K-th decision it answers without flushing (then hangs);
 * ``chatty K``: on its K-th decision it prints a debug line to stdout first;
 * ``afteryes``: it crashes when it must go out after its partner said yes (a rare decision);
@@ -21,6 +22,7 @@ k = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 decisions = 0
 me = None
 merged = False
+players = 0
 
 for line in sys.stdin:
     msg = json.loads(line)
@@ -28,7 +30,7 @@ for line in sys.stdin:
     if kind == "hello":
         print(json.dumps({"type": "ready", "protocol": "canasta/1", "name": "crashy"}), flush=True)
     elif kind == "game_start":
-        me, merged = msg["seat"], False
+        me, merged, players = msg["seat"], False, msg["players"]
     elif kind == "event" and msg["event"].get("type") == "partners":
         merged = me in msg["event"]["partners"] and bool(msg["event"]["merged"])
     elif kind == "act":
@@ -53,6 +55,10 @@ for line in sys.stdin:
             print("crashy: my partner's melds merged into mine -- KeyError", file=sys.stderr,
                   flush=True)
             sys.exit(8)
+        if mode == "players" and players == k:
+            print(f"crashy: a table of {k} players -- ZeroDivisionError", file=sys.stderr,
+                  flush=True)
+            sys.exit(9)
         if mode == "nth" and decisions == k:
             print(f"crashy: giving up on decision {k}", file=sys.stderr, flush=True)
             sys.exit(4)
