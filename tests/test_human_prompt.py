@@ -314,3 +314,15 @@ def test_seats_can_be_named() -> None:
     assert seat_labels(0, names, True) == ["You", "Bob", "Ann", "Right"]
     seat = make_seat("Bob=builtin:greedy", 1, 5, None)
     assert seat.name == "Bob=builtin:greedy"  # the whole spec: a save can start it again
+
+
+def test_tab_choices_fit_the_screen_and_count_the_rest() -> None:
+    from canasta_cli.ui.prompt import choices_text
+    moves = [f"meld {r} {r} {r}" for r in ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")]
+    text = choices_text(moves, 40, 24)
+    assert all(len(r) <= 40 for r in text.splitlines()) and len(text.splitlines()) <= 21
+    assert sorted(m.strip() for r in text.splitlines() for m in r.split("  ") if m.strip()) \
+        == sorted(moves)
+    short = choices_text(moves, 40, 6)  # 6 rows: 3 for the listing, the last one a count
+    assert len(short.splitlines()) == 3 and short.splitlines()[-1].startswith("  ... and 7 more")
+    assert choices_text(moves, 0, 0).splitlines() == [f"  {m}" for m in moves]  # no terminal

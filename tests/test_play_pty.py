@@ -174,3 +174,75 @@ def test_hot_seat_hides_each_hand_until_its_owner_is_ready(tmp_path: Path) -> No
     assert next_decision(child) == 0
     child.sendline("quit")
     child.expect(pexpect.EOF)
+
+
+GOING_OUT = "seat0: Kh Kd Kc Ks Kh Kd Kc Ah Ad Ac 9h\nstock: 5d As\n"  # out on the first turn
+
+
+def test_quit_when_asked_to_press_enter_for_the_next_hand_saves_the_game(tmp_path: Path) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text(GOING_OUT)
+    saves = tmp_path / "saves"
+    child = spawn("--deck", str(deck), "--dealer", "3", "--seed", "1", "--save-dir", str(saves))
+    child.expect(PROMPT)
+    child.sendline("draw")
+    assert next_decision(child) == 0
+    child.sendline("meld K K K K K K K; meld A A A A; discard 9")
+    child.expect("Hand 1 is over")
+    child.expect("Press Enter to start hand 2")
+    child.sendline("quit")
+    child.expect("Game saved to")
+    child.expect("Resume with: ")
+    child.expect(pexpect.EOF)
+    record = next(saves.glob("*.jsonl"))
+    resumed = spawn("--resume", str(record))
+    resumed.expect(r"== Hand 2 - seat 0")  # the next hand, where the game was left
+    resumed.expect(PROMPT)
+    resumed.sendline("quit")
+    resumed.expect(pexpect.EOF)
+
+
+def _narrow(*args: str, columns: int = 50) -> pexpect.spawn:
+    env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
+    return pexpect.spawn(sys.executable, ["-m", "canasta_cli.cli", *args], cwd=ROOT, env=env,
+                         encoding="utf-8", timeout=60, dimensions=(24, columns))
+
+
+def _copied(output: str, label: str) -> str:
+    """The command after ``label`` on its line, up to the line's end: the program puts no
+    newline inside a line to copy (the terminal folds it without one)."""
+    text = ANSI.sub("", output).replace("\r\n", "\n")
+    return text.split(f"{label} ", 1)[1].split("\n", 1)[0]
+
+
+def test_commands_to_copy_are_whole_at_a_narrow_terminal_and_run_as_printed(
+        tmp_path: Path) -> None:
+    """'Resume with:' and 'Replay it with:' name this canasta as it can be run here (python
+    -m, not on the PATH) and are never broken by the program at 50 columns."""
+    saves = tmp_path / "saves"
+    finished = subprocess.run(
+        [sys.executable, "-m", "canasta_cli.cli", "play", "--seed", "5", "--seat", "human",
+         "--seat", "builtin:normal", "-r", "two-player", "--set", "max_turns=2", "--save-dir",
+         str(saves)], input="draw\ndiscard 4\ndiscard 5\ndiscard 6\ndiscard 7\n",
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert "Replay it with: " in finished.stdout, finished.stdout[-800:] + finished.stderr
+    record = next(saves.glob("*.jsonl"))
+    over = _narrow("play", "--resume", str(record))
+    over.expect(pexpect.EOF)
+    assert "that game is already over" in ANSI.sub("", over.before)
+    replay = _copied(over.before, "Replay it with:")
+    assert replay.endswith(f" replay {record}") and len(replay) > 50, replay
+    shown = subprocess.run(replay, shell=True, capture_output=True, text=True, timeout=120,
+                           cwd=tmp_path)
+    assert shown.returncode == 0 and "game over" in shown.stdout, shown.stdout + shown.stderr
+    child = _narrow("play", "--seed", "3", "--level", "normal", "--save-dir", str(saves))
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    resume = _copied(child.before, "Resume with:")
+    assert " play --resume " in resume and len(resume) > 50, resume
+    again = subprocess.run(resume, shell=True, input="quit\n", capture_output=True, text=True,
+                           timeout=120, cwd=tmp_path)
+    assert "Resuming " in again.stdout and "Game saved to" in again.stdout, again.stdout

@@ -244,3 +244,34 @@ def test_hint_shows_the_search_players_choice(tmp_path: Path) -> None:
     child.sendline("quit")
     child.expect(pexpect.EOF)
     assert legal is None or all(m in legal for m in shown)
+
+
+def test_tab_lists_the_choices_above_the_prompt_at_80x24(tmp_path: Path) -> None:
+    """At 80x24 the prompt is on the last row: Tab types on the part the choices share and
+    lists them above the prompt, in the screen's width (no menu that has no room)."""
+    term = Terminal("--seed", "5", "--save-dir", str(tmp_path), columns=80, lines=24)
+    child = term.child
+    child.expect(PROMPT)
+    child.sendline("draw")
+    child.expect(r"meld - you to act")
+    child.expect(PROMPT)
+    discards = [m for m in legal_moves_shown(term) if m.startswith("discard")]
+    assert len(discards) > 2
+    child.send("disc\t")
+    child.expect(r"discard \S+ {2,}discard \S+")  # the listing, in columns
+    child.expect(PROMPT)
+    child.expect("discard")  # the prompt redrawn under it, the shared part typed on
+    rows = [r for r in (line.rstrip() for line in term.screen.display)]
+    at = max(i for i, r in enumerate(rows) if PROMPT.search(r))
+    assert rows[at].endswith("your move> discard"), rows
+    top = at
+    while top > 0 and rows[top - 1].startswith("  discard "):  # the listing, right above
+        top -= 1
+    listed = [m.strip() for m in "  ".join(rows[top:at]).split("  ") if m.strip()]
+    assert sorted(listed) == sorted(discards), rows
+    assert all(len(r) <= 80 for r in term.everything())
+    child.send(discards[0][len("discard "):] + "\r")  # and the move is played
+    child.expect(r"== Hand \d+ - seat 0")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)

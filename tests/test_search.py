@@ -313,6 +313,28 @@ def test_hint_says_when_a_shown_move_was_judged_on_fewer_deals() -> None:
     assert lines[2].split() == ["pile", "K", "K", "2", "+95", "(8", "deals)"]
 
 
+
+def test_hint_says_why_a_move_estimated_higher_is_not_the_one_recommended() -> None:
+    """The search keeps its quick player's move unless another is clearly better: a move
+    listed below it with a higher estimate says so (noise, or fewer deals)."""
+    from canasta_cli.players.search import Ranked
+    from canasta_cli.seats.human import HumanSeat
+
+    class Advisor:
+        def rank(self, msg: dict) -> list[Ranked]:  # type: ignore[type-arg]
+            return [Ranked(0, "discard 4", 30.0, 96), Ranked(1, "discard K", 45.0, 96),
+                    Ranked(2, "discard 9", 50.0, 12)]
+
+    seat = HumanSeat.__new__(HumanSeat)
+    seat.advisor = Advisor()  # type: ignore[assignment]
+    lines = seat._hint({}).splitlines()
+    assert "would play discard 4." in lines[0] and len(lines) == 6
+    assert [lines[i].split()[:3] for i in (1, 2, 4)] == [
+        ["discard", "4", "+30"], ["discard", "K", "+45"], ["discard", "9", "+50"]]
+    assert lines[3].startswith("      above discard 4, but by less than the noise")
+    assert "not clearly better" in lines[3] and "quick player's choice" in lines[3]
+    assert lines[5].startswith("      above discard 4, but judged on 12 deals only")
+
 def _inference_rows(rules, games: int):  # type: ignore[no-untyped-def]
     """(true state, seat, its history, its observation) at decisions of fast-policy games."""
     for seed in range(games):

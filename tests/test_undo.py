@@ -4,6 +4,7 @@ back on request, and never reach the referee, the other seats or the save."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,4 +64,33 @@ def test_undo_is_off_with_a_bot_program_unless_asked(tmp_path: Path) -> None:
     done, record = _play(tmp_path, "draw\nmeld K K K\nundo\nmeld A A A\ndiscard 9\nquit\n",
                          *seats)
     assert "undo is off in this game" in done.stdout, done.stdout[-2000:] + done.stderr
+    assert _my_moves(record) == ["draw", "meld K K K", "meld A A A", "discard 9"]
+
+
+def test_a_line_of_melds_is_held_and_taken_back_whole(tmp_path: Path) -> None:
+    """'meld K K K; meld A A A' typed as one line is held like a single meld, and one 'undo'
+    takes the whole line back."""
+    done, record = _play(tmp_path, "draw\nmeld K K K; meld A A A\nundo\nundo\ndiscard 9\n"
+                         "quit\n")
+    out = done.stdout
+    assert "Held, not played yet: meld K K K; meld A A A." in out, out[-3000:]
+    assert "took back: meld K K K; meld A A A" in out
+    assert out.index("took back: meld K K K; meld A A A") < out.index("nothing to undo")
+    assert _my_moves(record) == ["draw", "discard 9"]
+
+
+def test_hint_after_held_melds_advises_the_rest_of_the_turn(tmp_path: Path) -> None:
+    """After melds held (not played yet), 'hint' advises the turn as they leave it: with
+    K K K held (30 points of the 50), A A A is the only way on; with both held, a discard."""
+    done, record = _play(tmp_path, "draw\nmeld K K K\nhint\nmeld A A A\nhint\ndiscard 9\n"
+                         "quit\n")
+    out = done.stdout
+    assert "hint looks at the turn before" not in out
+    first, second = out.split("(after your held melds)")[1:3]
+    assert first.lstrip().startswith("Hint: meld A A A (the only sensible move here)"), first
+    advice = second[:second.index("Seat 0, your move>")]
+    recommended = advice.split("would play ", 1)[1].split(". Its estimates", 1)[0]
+    listed = re.findall(r"^  (\S.*?) +[+-]\d+", advice, re.M)
+    assert recommended.startswith("discard") and recommended == listed[0], advice
+    assert not any(m.startswith("meld") for m in listed), advice  # both melds are held
     assert _my_moves(record) == ["draw", "meld K K K", "meld A A A", "discard 9"]

@@ -135,11 +135,14 @@ def box_options(ponder: bool = True, writable: bool = True) -> Callable[[_Comman
     return add
 
 
-def fail(message: str) -> typer.Exit:
-    """``error: message`` on stderr (wrapped to a terminal's width); raise what this returns
-    to exit with code 2."""
+def fail(message: str, then: str | None = None) -> typer.Exit:
+    """``error: message`` on stderr (wrapped to a terminal's width), then ``then``, if given:
+    a line with a command to copy (``Replay it with: canasta replay ...``), never wrapped
+    (ui/commandline.py).  Raise what this returns to exit with code 2."""
     from ..ui.screen import say
     say(f"error: {message}", err=True, hang=7)
+    if then is not None:
+        typer.echo(then, err=True)
     return typer.Exit(2)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,7 +13,7 @@ from ..records import RecordError, load_record, sealed_parts
 from ..replay import Replay, verify
 from ..replay import replay as run_replay
 from ..ui.render import event_cards, fit, render_table, seat_labels, stream_style
-from ..ui.screen import rows, say, stream_width, tail_fitting
+from ..ui.screen import rows, say, stream_height, stream_width, tail_fitting
 from .options import fail, next_step
 
 
@@ -117,7 +116,7 @@ def _step_through(rep: Replay, seat: int, names: list[str], each_event: bool = F
     steps = rep.steps
     style = stream_style()
     width = stream_width()
-    height = shutil.get_terminal_size((80, 24)).lines if width else 0
+    height = stream_height()
     players = len(states[0].hands)
     names = names if len(names) == players else [f"seat {i}" for i in range(players)]
     labels = seat_labels(seat, names, states[0].rules.partnerships, states[0].rules.sides)

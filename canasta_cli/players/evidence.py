@@ -88,6 +88,7 @@ class Evidence:
             parts.append(f"{nxt} takes the pile after it in {took:.0%} of deals")
         if index == self.default:
             parts.append("the quick player's choice")
-        if not parts:
-            parts.append(f"best average over {n} deals" if n else "")
+        if not parts:  # "best" only where it is: a hint lists other moves with this line too
+            best = mean(self.values[index]) >= max(mean(v) for v in self.values)
+            parts.append(f"{'best average' if best else 'average'} over {n} deals")
         return "; ".join(parts)

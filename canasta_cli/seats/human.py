@@ -13,6 +13,7 @@ from ..core.cards import parse_kind
 from ..core.notation import NOTATION_HELP
 from ..core.reasons import GOES_ON
 from ..event_text import story
+from ..package_data import rules_file
 from ..protocol.messages import PROTOCOL, ActRequest
 from ..ui.prompt import Choice, InputError, Terminal, check_input
 from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
@@ -24,16 +25,17 @@ _MOVES = NOTATION_HELP.split("\n\n", 1)[-1].rstrip()  # the table of moves, not 
 HELP_PARAGRAPHS = [
     "Commands: help, moves (the legal moves), log (everything that happened this hand),"
     " score, hint (what the search player would do, and why), undo (takes back your last"
-    " meld or addition of this turn, before you discard; never a draw or a pile take), quit"
-    " (saves the game).",
-    "Type a move and press Enter; Tab completes from the legal moves, Up and Down recall"
-    " what you typed. Several moves in one line, separated by ';' (meld 6 6 6; meld A A A;"
-    " discard 9), are played all together or, if one cannot be played, not at all: handy"
-    " to reach the minimum. 'hint' sees only what your seat may see.",
+    " meld or addition of this turn, or your last line of them, before you discard; never a"
+    " draw or a pile take), quit (saves the game; also when asked to press Enter).",
+    "Type a move and press Enter; Tab completes it, or lists the moves and commands that"
+    " start with what you typed; Up and Down recall what you typed. Several moves in one"
+    " line, separated by ';' (meld 6 6 6; meld A A A; discard 9), are played all together"
+    " or, if one cannot be played, not at all: handy to reach the minimum. 'hint' sees only"
+    " what your seat may see.",
     "Rules in short: draw or take the pile, meld (3 or more cards of a rank; wild cards never"
     " more than the naturals, nor more than 3), discard one card. Your side's first melds of a"
     " hand must reach the minimum shown. Going out needs a canasta (7 or more cards). All the"
-    " rules: canasta rules, docs/RULES.md.",
+    f" rules: canasta rules, and the file {rules_file()}",
 ]
 _MOVE_ROWS = [line.strip() for line in _MOVES.splitlines() if line.strip()]
 
@@ -54,6 +56,23 @@ HELP = help_text()
 
 
 RESERVE_FINAL = 6  # rows kept under the last hand's summary: the verdict and the replay hint
+
+
+def _why_not(move: Any, top: Any, evidence: Any) -> str:
+    """Why ``move`` (a search ``Ranked``), estimated above ``top``, is not recommended: its
+    estimate is rougher (fewer deals), or the difference is within the noise, and then the
+    search keeps its quick player's move (players/evidence.py: ``clearly_better``)."""
+    if move.samples < top.samples:
+        values = evidence.values[move.index] if evidence is not None else None
+        if values is not None and len(values) >= evidence.deals:
+            how = "it could not be played on the others"
+        else:
+            how = "it looked weaker on the first deals and was dropped"
+        return (f"judged on {move.samples} deals only ({how}): a rougher estimate than"
+                f" the {top.samples} deals of the recommended move")
+    return (f"by less than the noise of these estimates: over the same {top.samples} deals it"
+            " is not clearly better, and then the search player keeps its quick player's"
+            " choice")
 
 
 class SharedTable:
@@ -95,7 +114,8 @@ class HumanSeat(Seat):
         self.queue: list[str] = []  # the rest of a line of several moves, checked whole
         # The melds and additions held at the last prompt, with that request's game and id: a
         # request asked again (the prompt woken by news from a network table) starts with them.
-        self.held: tuple[Any, list[str]] | None = None
+        # ``sizes``: how many moves each undo takes back (a line of several melds is one).
+        self.held: tuple[Any, list[str], list[int]] | None = None
         self.hand_events: list[dict[str, Any]] = []  # this hand so far, for 'log'
         self.pending_end: dict[str, Any] | None = None  # a hand_ended not shown yet
         from ..players.search import SearchPlayer
@@ -108,20 +128,25 @@ class HumanSeat(Seat):
         return labels[s] if 0 <= s < len(labels) else f"seat {s}"
 
     def _hint(self, msg: Message) -> str:
-        """The search player's top three moves for this decision, from this seat's view."""
+        """The search player's top three moves for this decision, from this seat's view.  A
+        listed move whose estimate is above the recommended one's says why it is not the
+        one recommended."""
         ranked = self.advisor.rank(msg)
         if len(ranked) == 1:
             return f"Hint: {ranked[0].text} (the only sensible move here)"
-        lines = [f"Hint: the search player would play {ranked[0].text}. Its estimates (score"
+        top = ranked[0]
+        lines = [f"Hint: the search player would play {top.text}. Its estimates (score"
                  " difference for your side after a few turns, over"
-                 f" {ranked[0].samples} random deals of the cards you cannot see):"]
+                 f" {top.samples} random deals of the cards you cannot see):"]
         evidence = getattr(self.advisor, "evidence", None)
         players = len(self.names) if evidence is not None else 0
         labels = [self._label(s) for s in range(players)]
         for r in ranked[:3]:
             # A move dropped early by the search was judged on fewer deals: say how many.
-            fewer = f"  ({r.samples} deals)" if r.samples != ranked[0].samples else ""
+            fewer = f"  ({r.samples} deals)" if r.samples != top.samples else ""
             lines.append(f"  {r.text:<20} {r.value:+8.0f}{fewer}")
+            if r is not top and r.value > top.value:
+                lines.append(f"      above {top.text}, but {_why_not(r, top, evidence)}")
             if evidence is not None:
                 lines.append(f"      {evidence.reason(r.index, players, labels)}")
         return "\n".join(lines)
@@ -195,9 +220,25 @@ class HumanSeat(Seat):
         elif kind == "error":
             self.table.terminal.show(self.table.style.warn(f"Referee: {msg['message']}"))
 
+    def _held_hint(self, msg: Message, view: Any) -> str:
+        """The hint for the rest of the turn after the held melds (``view``): the search
+        player asked about the table as they would leave it, its events heard first."""
+        asked = dict(msg, observation=view.observation,
+                     moves=[{"index": i, "text": t} for i, t in enumerate(view.moves)])
+        history: Any = getattr(self.advisor, "history", None)
+        kept = list(history) if isinstance(history, list) else None
+        if kept is not None:
+            history.extend(view.events)
+        try:
+            text = self._hint(asked)
+        finally:
+            if kept is not None:
+                history[:] = kept
+        return f"  (after your held melds)\n{text}" if text.startswith("Hint") else text
+
     def _held_line(self, held: list[str]) -> str:
         return self.table.style.dim(f"Held, not played yet: {'; '.join(held)}. 'undo' takes"
-                                    " back the last; the others see them when you discard.")
+                                    " back the last line; the others see them when you discard.")
 
     def _verdict(self, winner: int | None) -> str:
         """Who won, in this player's words (or by side, when several people share the
@@ -243,16 +284,17 @@ class HumanSeat(Seat):
                     # is on the screen while the next player comes to it.
                     terminal.pause(f"Hand {obs['hand_no']}: seat {self.seat} ({self.name})"
                                    " plays first: press Enter when nobody else can see the"
-                                   " screen. ")
+                                   " screen. ", quit_ok=True)
                     terminal.clear()
                     handed_over = True
                 else:
-                    terminal.pause(f"Press Enter to start hand {obs['hand_no']}. ")
+                    terminal.pause(f"Press Enter to start hand {obs['hand_no']} ('quit'"
+                                   " saves the game). ", quit_ok=True)
         if len(self.table.humans) > 1 and self.table.last_actor != self.seat \
                 and not handed_over:
             terminal.clear()
             terminal.pause(f"Seat {self.seat} ({self.name}): press Enter when nobody else can see"
-                           " the screen. ")
+                           " the screen. ", quit_ok=True)
         self.table.last_actor = self.seat
         recent, self.recent = self.recent, []
         legal = [m["text"] for m in msg["moves"]]
@@ -263,6 +305,7 @@ class HumanSeat(Seat):
         sequence = getattr(asked, "sequence", None)
         ahead = getattr(asked, "ahead", None) if self.table.undo else None
         held: list[str] = []  # melds and additions not yet sent: 'undo' takes them back
+        sizes: list[int] = []  # the moves of each line held: 'undo' takes back a line whole
         view: Any = None
         kept, self.held = self.held, None
         if kept is not None and kept[0] == (self.game, msg["id"]) and kept[1] \
@@ -270,9 +313,10 @@ class HumanSeat(Seat):
             view = ahead(list(kept[1]))  # asked again: the same held moves, seen anew
             if view is not None:
                 held[:] = kept[1]
+                sizes[:] = kept[2] if sum(kept[2]) == len(held) else [1] * len(held)
                 legal[:] = view.moves
                 explain, sequence = view.explain, view.sequence
-        self.held = ((self.game, msg["id"]), held)
+        self.held = ((self.game, msg["id"]), held, sizes)
         height = terminal.height
         first = self.table.once(("first", self.game, 0))
         note = [style.dim("New here? 'help' lists the commands and moves; 'canasta learn'"
@@ -320,10 +364,13 @@ class HumanSeat(Seat):
                                                                *(["undo"] if held else [])])
             if choice.move is not None:
                 line = [choice.move, *choice.then]
-                if ahead is not None and not choice.then:
-                    view = ahead([*held, choice.move])
-                    if view is not None:  # a meld or an addition: held until the discard
-                        held.append(choice.move)
+                # Only melds and additions are held (asked about: over the network, a
+                # question to the server); anything else ends the line, played at once.
+                if ahead is not None and all(m.startswith(("meld ", "add ")) for m in line):
+                    view = ahead([*held, *line])
+                    if view is not None:  # melds and additions: held until the discard
+                        held.extend(line)
+                        sizes.append(len(line))
                         legal[:] = view.moves
                         explain, sequence = view.explain, view.sequence
                         redraw(view)
@@ -338,7 +385,9 @@ class HumanSeat(Seat):
                                   " turn are taken back, never a draw or a pile take"
                                   + ("" if self.table.undo else self._undo_off()))
                     continue
-                taken = held.pop()
+                count = sizes.pop() if sizes else 1
+                taken = "; ".join(held[-count:])
+                del held[-count:]
                 view = ahead(held) if held and ahead is not None else None
                 if view is not None:
                     legal[:] = view.moves
@@ -359,8 +408,8 @@ class HumanSeat(Seat):
             elif choice.command == "score":
                 terminal.show(render_scores(obs, self.history, self.partnerships))
             elif choice.command == "hint":
-                terminal.show("  hint looks at the turn before your held melds: discard,"
-                              " or undo them first" if held else self._hint(msg))
+                terminal.show(self._held_hint(msg, view) if held and view is not None
+                              else self._hint(msg))
 
 
 __all__ = ["HumanSeat", "InputError", "SharedTable"]

@@ -6,16 +6,19 @@ validator, and the plain line reader used when stdin is not a terminal, all go t
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 
 from ..core import Move, NotationError, format_move, parse_move
@@ -106,6 +109,27 @@ class MoveCompleter(Completer):
                 yield Completion(option, start_position=-len(document.text_before_cursor))
 
 
+def choices_text(choices: list[str], width: int, height: int) -> str:
+    """``choices`` in columns (down, then across) fitted to ``width``, in at most
+    ``height - 3`` rows (one a row when ``width`` is 0); those that do not fit are counted on
+    the last row."""
+    if width <= 0:
+        return "\n".join(f"  {c}" for c in choices)
+    cell = max(len(c) for c in choices) + 3
+    across = max(1, (width - 2) // cell)
+    room = max(1, height - 3) if height > 0 else len(choices)
+    down = -(-len(choices) // across)
+    shown = choices
+    if down > room:  # keep a row for the count
+        down = max(1, room - 1)
+        shown = choices[:down * across]
+    rows = ["  " + "".join(shown[c * down + r].ljust(cell) for c in range(across)
+                           if c * down + r < len(shown)).rstrip() for r in range(down)]
+    if len(shown) < len(choices):
+        rows.append(f"  ... and {len(choices) - len(shown)} more (type more, then Tab)")
+    return "\n".join(fit(r, width) for r in rows)
+
+
 class Terminal:
     """Where a person plays: a prompt-toolkit session on a terminal, or plain lines on pipes."""
 
@@ -118,10 +142,13 @@ class Terminal:
         # starts with it, so news from the table never costs the person a half-typed line.
         self.draft: Document | None = None
         if interactive:
-            # reserve_space_for_menu=0: no blank rows pushing the table off a small screen
+            # reserve_space_for_menu=0: no blank rows pushing the table off a small screen.
+            # No completion menu, then: with the prompt on the screen's last row it would
+            # have no room (nothing shown, and Up and Down would move in it unseen); Tab
+            # prints the choices above the prompt instead (``_tab``).
             self.session = PromptSession(history=InMemoryHistory(), input=pt_input,
                                          reserve_space_for_menu=0,
-                                         output=pt_output)
+                                         output=pt_output, key_bindings=self._keys())
 
     @property
     def width(self) -> int:
@@ -176,11 +203,42 @@ class Terminal:
             self.draft = app.current_buffer.document
             app.exit(exception=exception)
 
-    def pause(self, text: str) -> None:
-        """Wait for Enter on a terminal (hot-seat hand-over, end of hand); nothing on pipes."""
+    def pause(self, text: str, quit_ok: bool = False) -> None:
+        """Wait for Enter on a terminal (hot-seat hand-over, end of hand); nothing on pipes.
+        With ``quit_ok``, 'quit' typed there raises Interrupted (the game is saved)."""
+        def check(typed: str) -> Choice:
+            if quit_ok and typed.strip().lower() == "quit":
+                raise Interrupted()
+            return Choice(command="continue")
+
         if self.interactive:  # wrapped between words: the terminal would cut a word
-            self.read_line(fit(text, self.width, hang=0), lambda t: Choice(command="continue"),
-                           lambda: [])
+            self.read_line(fit(text, self.width, hang=0), check,
+                           lambda: ["quit"] if quit_ok else [])
+
+    def _keys(self) -> KeyBindings:
+        keys = KeyBindings()
+        keys.add("tab")(self._tab)
+        return keys
+
+    def _tab(self, event: KeyPressEvent) -> None:
+        """Tab: the one choice that starts with what is typed, put in its place; with
+        several, the part they share typed on and all of them listed above the prompt (in
+        columns fitted to the screen; if too many, the first screenful and how many more)."""
+        buffer = event.current_buffer
+        if buffer.completer is None:
+            return
+        typed = buffer.document.text_before_cursor
+        found = [c.text for c in buffer.completer.get_completions(
+            buffer.document, CompleteEvent(completion_requested=True))]
+        if not found:
+            return
+        shared = os.path.commonprefix(found) if len(found) > 1 else found[0]
+        if len(shared) > len(typed.lstrip()):
+            buffer.delete_before_cursor(len(typed))
+            buffer.insert_text(shared)
+        if len(found) > 1:
+            listing = choices_text(found, self.width, self.height)
+            run_in_terminal(lambda: print(listing, file=self.out, flush=True))
 
     def read_line(self, prompt: str, check: Callable[[str], Choice],
                   options: Callable[[], Iterable[str]]) -> Choice:
@@ -190,7 +248,7 @@ class Terminal:
                 if self.session is not None:
                     draft, self.draft = self.draft, None
                     text = self.session.prompt(prompt, completer=MoveCompleter(options),
-                                               complete_while_typing=True,
+                                               complete_while_typing=False,
                                                default=draft if draft is not None else "")
                 else:
                     self.out.write(prompt)
