@@ -1,5 +1,6 @@
-"""Builds copy the example bots, the bot kits and the protocol documents into the package
-(``canasta_cli/_data/``), so that an installed copy has them; a checkout reads them in place.
+"""Builds copy the example bots, the bot kits, the protocol documents and the rules
+(docs/RULES.md) into the package (``canasta_cli/_data/``), so that an installed copy has them
+(``canasta rules`` and the game's help name that copy); a checkout reads them in place.
 ``CANASTA_COMPILE=1`` compiles the modules in ``COMPILED`` with mypyc (see build_backend/).
 Everything else about the project is in pyproject.toml."""
 
@@ -19,7 +20,8 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 SHIPPED = {"bots": ("*.py", "*.js", "*.md"),
            "protocol": ("README.md", "schema/*.json", "examples/**/*.json*",
-                        "transcripts/*")}
+                        "transcripts/*"),
+           "docs": ("RULES.md",)}
 sys.path.insert(0, str(ROOT / "build_backend"))
 from canasta_build import compile_requested, compiled_sources  # noqa: E402
 

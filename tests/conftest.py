@@ -40,6 +40,20 @@ def _private_bytecode_cache() -> None:
 
 _private_bytecode_cache()  # before pytest-xdist starts the test processes, which inherit it
 
+
+def _no_terminal_size() -> None:
+    """No COLUMNS or LINES for the commands the suite starts, unless a test gives them: the
+    text commands wrap piped output to COLUMNS when it is set (ui/screen.stream_width), and
+    pytest imports readline early (_pytest/capture.py), which puts COLUMNS=80 and LINES=24
+    into this process's environment behind os.environ's back (GNU readline's
+    rl_change_environment): every command started, and every test process, inherited them."""
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
+        os.unsetenv(name)
+
+
+_no_terminal_size()  # in the test processes too: each imports readline and this file anew
+
 WORKERS_PER_CORE = 2
 
 

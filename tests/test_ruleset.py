@@ -75,3 +75,15 @@ def test_a_ruleset_pickles_and_copies_as_itself(name: str) -> None:
     rules = PRESETS[name].with_options(target=7000, max_hands=3)
     for back in (pickle.loads(pickle.dumps(rules)), copy.deepcopy(rules), copy.copy(rules)):
         assert back == rules and hash(back) == hash(rules) and back.to_dict() == rules.to_dict()
+
+
+def test_the_rules_document_lists_every_preset_in_one_table() -> None:
+    """docs/RULES.md §13 has a row per preset, in one table (no blank line cutting it)."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / "docs" / "RULES.md").read_text("utf-8")
+    lines = text.split("\n| Preset |", 1)[1].splitlines()[1:]
+    table = lines[:next((i for i, line in enumerate(lines) if not line.startswith("|")),
+                        len(lines))]
+    named = {m.group(1) for line in table if (m := re.match(r"\| `([a-z-]+)` \|", line))}
+    assert named == set(PRESETS), set(PRESETS) ^ named
