@@ -143,7 +143,7 @@ def test_failed_games_are_kept_bounded_with_record_stderr_and_replay(tmp_path: P
     assert ladder(db, "add", "greedy", "builtin:greedy").returncode == 0
     done = ladder(db, "run", "--games", "4", *RULES, "--seed", "4", "--keep-failures", "3",
                   cwd=tmp_path)  # the replay commands play there
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 3, done.stderr  # as match and tournament: a seat failed
     with sqlite3.connect(db) as con:
         failed = sum(n for (n,) in con.execute("SELECT failed FROM deals"))
         kept = con.execute("SELECT bot, status FROM failures").fetchall()

@@ -1,4 +1,4 @@
-"""Exit codes of ``match``, ``tournament`` and ``bot check``, for scripts and CI.
+"""Exit codes of ``match``, ``tournament``, ``ladder run`` and ``bot check``, for scripts and CI.
 
 * 0: every game finished and no seat failed (``bot check``: every check passed);
 * 2: a usage error (a bad option or file), nothing played;

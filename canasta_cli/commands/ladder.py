@@ -15,7 +15,7 @@ import typer
 from ..private_files import os_message
 from ..safetext import visible
 from . import bounds
-from .exitcodes import plural
+from .exitcodes import SEAT_FAILED, plural
 from .options import (
     BANK_MS,
     DECISION_MS,
@@ -120,7 +120,8 @@ def ladder_run(
     """Play duplicate deals between the pairs that most need them; each deal is kept as it
     finishes (an interrupted run loses nothing: the next one plays its unfinished deals).
     A game where a seat failed is kept with its record, the bots' stderr and a replay
-    command (ladder failures lists them); the run still exits 0."""
+    command (ladder failures lists them).  Exit codes as match's: 3 when a seat failed in
+    some game of the run (the deals are kept all the same), 2 usage errors."""
     r = load_rules(rules, set_)
     ladder = _open(db)
     with _damage():
@@ -160,6 +161,7 @@ def _run(ladder: Ladder, r: Ruleset, seed: int | None, games: int, concurrency: 
     if failed:
         typer.echo(f"failed: a seat got a status in {plural(failed, 'game')} of this run"
                    " (canasta ladder failures lists them, with replay commands)", err=True)
+        raise typer.Exit(SEAT_FAILED)
 
 
 def _print_table(ladder: Ladder) -> None:
