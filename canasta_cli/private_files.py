@@ -1,5 +1,6 @@
-"""Files only their owner may read: records, transcripts, saves, sealed seeds, results, logs;
-and input files read with a size cap.
+"""Files canasta writes, never through a link, owner-only but for the starter files of
+``kit init`` (which follow the umask): records, transcripts, saves, sealed seeds, results,
+logs; and input files read with a size cap.
 
 Every file canasta writes goes through this module (but the cluster's certificates,
 tournament/certs.py, new files made with ``O_EXCL | O_NOFOLLOW`` too, and the kernel's cgroup

@@ -1,4 +1,4 @@
-"""The referee: hosts games between seats, the only place with I/O and a clock.
+"""The referee: hosts games between seats; the game loop's clock and its records live here.
 
 It sends each seat what that seat may see, asks the player to act for every decision with a
 deadline and a time bank, turns every failure into a seat status, and writes a JSON Lines

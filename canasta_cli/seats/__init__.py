@@ -1,4 +1,5 @@
-"""Seats: one interface for in-process players, subprocess bots and (later) people."""
+"""Seats: one interface for in-process players, subprocess bots, people at the prompt and
+remote seats at a served table."""
 
 from .base import Seat, SeatFailure
 from .factory import make_seat
