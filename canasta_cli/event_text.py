@@ -84,14 +84,28 @@ def describe_event(e: dict[str, Any], label: Label = _seat,  # noqa: C901
     if t == "game_ended":
         winner = "a draw" if e["winner"] is None else f"side {e['winner']} wins"
         return f"=== game over ({e['reason']}): {winner}, " + " / ".join(map(str, e["totals"]))
-    return str(e)
+    return f"{who}: {t}"  # an event this program does not know (from a newer table)
+
+
+BY = {"stand-in": " (by the stand-in)", "default": " (a default move)"}
+# The events of a turn's moves, each of the seat whose move it is (``"by"`` marks them).
+MOVE_EVENTS = frozenset(("drew", "took_pile", "picked_up", "meld", "add", "discard",
+                         "red_three", "asked", "answered", "went_out"))
+
+
+def played_by(e: dict[str, Any]) -> str:
+    """`` (by the stand-in)`` for an event of a move a stand-in played for an absent person
+    (``"by": "stand-in"``, as a table marks them), `` (a default move)`` for one the
+    referee played for a failed bot; else nothing."""
+    by = e.get("by")
+    return BY.get(by, "") if isinstance(by, str) else ""
 
 
 def story(events: list[dict[str, Any]], label: Label = _seat,
           card: CardText = _plain) -> list[str]:
     """What happened, in order, in words; a pile take reads as one action ("Left takes the
     pile (9 cards) with K K"), not as its meld, the take and the pick-up.  ``card`` writes
-    a card as the table does."""
+    a card as the table does.  A move a stand-in played for an absent person says so."""
     lines: list[str] = []
     skip: set[int] = set()
     for i, e in enumerate(events):
@@ -112,9 +126,9 @@ def story(events: list[dict[str, Any]], label: Label = _seat,
             with_ = " ".join(card(str(c)) for c in e.get("with", [])) or "their meld"
             lines.append(f"{label(int(e['seat']))} takes the pile ({size} card"
                          f"{'' if size == 1 else 's'}, {card(str(e['top']))} on top) with"
-                         f" {with_}")
+                         f" {with_}{played_by(e)}")
             continue
-        lines.append(describe_event(e, label, card))
+        lines.append(describe_event(e, label, card) + played_by(e))
     return [second_person(line) for line in lines]
 
 

@@ -163,12 +163,12 @@ def serve(*args: str, files: int | None = None
     assert proc.stdout is not None
     tokens: dict[str, str] = {}
     address = ""
-    for text in proc.stdout:
-        m = re.match(r"\s+seat (\d+) \(.*\): canasta join (\S+) --token (\S+)", text)
+    for text in proc.stdout:  # the join lines name canasta as it can be run (commandline.py)
+        m = re.match(r"\s+seat (\d+) \(.*?\): .* join (\S+) --token (\S+)", text)
         if m:
             tokens[m.group(1)] = m.group(3)
             address = m.group(2)
-        m = re.match(r"\s+spectators: canasta join (\S+) --token (\S+)", text)
+        m = re.match(r"\s+spectators: .* join (\S+) --token (\S+)", text)
         if m:
             tokens["watch"] = m.group(2)
             address = m.group(1)

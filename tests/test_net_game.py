@@ -138,3 +138,4 @@ def test_a_match_at_a_table_keeps_the_remote_bot_for_every_game(tmp_path: Path) 
     for record in records:
         lines = record_of(record)
         assert lines[-1]["seats"][0]["status"] == "OK" and lines[-1]["reason"] == "hand_limit"
+        assert re.search(rf"\nReplay it with: \S+ replay {re.escape(str(record))}\n", out), out

@@ -1,14 +1,17 @@
 """A spectator sees only what every player may see: the thief check.  Two games whose
-stocks differ below the cards drawn send the spectator byte-identical messages, while the
-records kept on the server (which reveal the deck at the end) differ."""
+stocks differ below the cards drawn send the spectator byte-identical messages (the table's
+public view among them), while the records kept on the server (which reveal the deck at the
+end) differ.  ``canasta join --watch`` draws that table as ``canasta play`` draws one."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
+import subprocess
 from pathlib import Path
 
-from net_helpers import Raw, Served
+from net_helpers import CANASTA, ROOT, WAIT, Raw, Served, env
 
 from canasta_cli.core import CLASSIC
 from canasta_cli.core.deal import shuffled_deck
@@ -44,3 +47,30 @@ def test_a_spectator_sees_no_hidden_card(tmp_path: Path) -> None:
     assert all("card" not in e for e in events if e["type"] == "drew")
     assert sum(e["type"] == "drew" for e in events) <= 63 - HIDDEN
     assert b'"seed"' not in b"".join(seen) and b'"reveal"' not in b"".join(seen)
+    tables = [json.loads(x)["observation"] for x in seen if json.loads(x)["type"] == "table"]
+    assert len(tables) > 24 and all("hand" not in t and t["seat"] is None for t in tables)
+
+
+def test_a_spectator_sees_the_table_as_everyone_sees_it(tmp_path: Path) -> None:
+    """``canasta join --watch`` draws the table (melds, pile, stock, how many cards each
+    holds, the scores) at each turn, fitted to the width, and how the hand ended."""
+    served = Served(["remote:ana", "builtin:random", "builtin:random", "builtin:random"],
+                    CLASSIC.with_options(max_hands=1), 6, tmp_path)
+    watcher = subprocess.Popen([CANASTA, "join", f"127.0.0.1:{served.port}", "--token",
+                                served.spectator, "--watch"], cwd=ROOT, env=dict(env(),
+                               COLUMNS="60"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    assert watcher.stdout is not None
+    assert watcher.stdout.readline().startswith("Watching")  # in before the game starts
+    assert Raw(served.port, served.token(0)).play()["type"] == "bye"
+    served.finish()
+    seen, _ = watcher.communicate(timeout=WAIT)
+    tables = seen.count("== Hand 1 - ")
+    assert tables > 20 and seen.count("Stock ") == tables, seen[-3000:]  # one a turn
+    assert re.search(r"Hands: ana: \d+, random#1: \d+, random#2: \d+, random#3: \d+", seen)
+    assert re.search(r"Pile \d+ cards?, top \S+", seen) and "Scores: ana+random#2: " in seen
+    assert re.search(r"\n {4}\w+ ×\d+", seen), seen[-3000:]  # a meld, as the table writes it
+    assert "== Hand 1 is over: " in seen and "Cards left:" in seen and "Game total" in seen
+    assert "== Game over (hand_limit)" in seen
+    assert not re.search(r" is dealt [^1]| draws (?!a card)", seen)  # no hidden card
+    assert max(len(line) for line in seen.splitlines()) <= 60, seen

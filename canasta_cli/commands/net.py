@@ -77,7 +77,9 @@ def serve(
         help="Where games are saved (default: canasta play's, ~/.local/share/canasta/games).")]
     = None,
     resume: Annotated[Path | None, typer.Option(
-        help="Go on with a saved table game (after a restart): same seats, same tokens.")]
+        help="Go on with a saved table game (after a restart): same seats, same tokens. A"
+        " save, 'last' (the unfinished table you hosted last) or N (the N-th game 'canasta"
+        " games' lists); a table served with TLS goes on with TLS only.")]
     = None,
     trust_seats: Annotated[bool, typer.Option(
         "--trust-seats", help="With --resume: start the bot programs the save names without"
@@ -121,23 +123,39 @@ def serve(
         Table,
         TableOptions,
         is_remote,
+        load_tls,
         load_tokens,
         new_plans,
+        serve_command,
     )
     from ..net.tokens import Guard
     from ..players import PLAYERS
     from ..records import RecordError
     from ..referee import TimeControl
+    from ..saved_games import SERVE, FinishedGame, NoSuchSave, resolve
     from ..seats.contain import hide
-    from .play import _confirm_programs
+    from .play import _confirm_programs, _games_command
     if (tls_cert is None) != (tls_key is None):
         raise fail("--tls-cert and --tls-key go together")
     if away_level not in PLAYERS:
         raise fail(f"--away-level takes {', '.join(PLAYERS)}, not {away_level!r}")
     if on_failure not in ("default", "forfeit"):
         raise fail("--on-failure takes 'default' or 'forfeit'")
+    if resume is not None:  # --resume last or N: --save-dir says where the saves are
+        try:
+            resume = resolve(resume, SERVE, save_dir or playmod.save_dir())
+        except NoSuchSave as exc:
+            raise fail(str(exc), then=f"List them with: {_games_command(save_dir)}") from None
+        was_tls = load_tls(resume)
+        if was_tls is not None and tls_cert is None:
+            # Its tokens were given out encrypted: they never travel in clear after.
+            raise fail(f"{resume} was served with TLS (--tls-cert, --tls-key): its tokens and"
+                       " cards never travel in clear, so it goes on with TLS only",
+                       then="Go on with: " + serve_command(resume, was_tls, host, port))
+    tls_files = (str(tls_cert.absolute()), str(tls_key.absolute())) if tls_cert and tls_key \
+        else None
     try:
-        tls = server_tls(str(tls_cert), str(tls_key)) if tls_cert and tls_key else None
+        tls = server_tls(*tls_files) if tls_files else None
     except ValueError as exc:
         raise fail(str(exc)) from None
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
@@ -166,6 +184,9 @@ def serve(
             seeds = game_seeds(games, seed)  # none given: 128 bits from secrets per game
             decks = load_decks(deck, r, dealer, seeds[0]) or None
             plans = new_plans(seeds, save_dir or playmod.save_dir(), decks, dealer, start, hand)
+    except FinishedGame as exc:
+        raise fail(f"{exc.path}: that game is already over",
+                   then=f"Replay it with: {playmod.replay_command(exc.path)}") from None
     except RecordError as exc:
         raise fail(str(exc)) from None
     box.setup([s for s in specs if not is_remote(s)])
@@ -174,16 +195,19 @@ def serve(
     humans = any(s == "human" or s.startswith("human:") for s in specs)
     terminal = playmod.make_table(ascii_only, no_color) if humans else None
     say = terminal.terminal.show if terminal is not None else typer.echo
+    # A line with a command to copy: whole on one line, never wrapped (ui/commandline.py).
+    copy = terminal.terminal.raw if terminal is not None else typer.echo
     from ..net.held import undo_by_default
     undo = undo or undo_by_default(specs)
     if terminal is not None:
         terminal.undo = undo
-    opts = TableOptions(host=host, port=port, tls=tls, away_s=away_s, away_level=away_level,
-                        hint=hint, undo=undo, handshake_s=handshake_s,
+    opts = TableOptions(host=host, port=port, tls=tls, tls_files=tls_files, away_s=away_s,
+                        away_level=away_level, hint=hint, undo=undo, handshake_s=handshake_s,
                         join_timeout_s=join_timeout_s,
                         guard=Guard(limit=ban_after, ban_s=ban_s))
     try:
-        table = Table(specs, seeds[0], opts, tokens, out=say, resumed=resume is not None)
+        table = Table(specs, seeds[0], opts, tokens, out=say, resumed=resume is not None,
+                      raw=copy)
     except ValueError as exc:
         raise fail(str(exc)) from None
     try:
@@ -194,9 +218,10 @@ def serve(
     try:
         _serve(table, specs, r, seeds[0], plans, say, terminal, box.sandbox,
                TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms),
-               "forfeit" if on_failure == "forfeit" else "default", log_dir)
+               "forfeit" if on_failure == "forfeit" else "default", log_dir, resume)
     except JoinTimeout as exc:
-        raise fail(str(exc)) from None
+        raise fail(str(exc), then=f"Go on with: {table.resume_command(resume)}" if resume
+                   is not None else None) from None
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: what to resume was said
         raise typer.Exit(130) from None
     except (RecordError, ValueError) as exc:
@@ -208,15 +233,16 @@ def serve(
 def _serve(table: Table, specs: list[str], rules: Ruleset, seed: int,
            plans: Callable[[int], GamePlan | None], say: Callable[[str], None],
            terminal: SharedTable | None, sandbox: bool, tc: TimeControl,
-           on_failure: FailurePolicy, log_dir: Path) -> None:
+           on_failure: FailurePolicy, log_dir: Path, resumed_from: Path | None = None) -> None:
     from ..net.table import build_seats, play_games
+    from ..play import replay_command
     from ..seats.human import HumanSeat
     tls = table.opts.tls is not None
     say(f"Table on {table.opts.host}:{table.hub.port} ("
         + ("TLS" if tls else "no TLS: anyone on the network path can read the traffic, cards"
            " and tokens included; use --tls-cert/--tls-key") + ")")
     for text in table.join_lines():
-        say("  " + text)
+        table.raw("  " + text)
     if tls:
         say("  (a client needs --tls-ca CERT.pem if the certificate is self-signed)")
     seats = build_seats(table, specs, seed, log_dir, terminal, sandbox)
@@ -226,15 +252,23 @@ def _serve(table: Table, specs: list[str], rules: Ruleset, seed: int,
             s.replaying = True  # the save's earlier hands were shown before
     if table.remote:
         say("Waiting for the remote seats to join...")
-    table.wait_joined()
+    try:
+        table.wait_joined()
+    except KeyboardInterrupt:  # stopped before the game went on: the save is as it was
+        if resumed_from is not None:
+            say(f"Stopped. The game is saved in {resumed_from}")
+            table.raw(f"Go on with: {table.resume_command(resumed_from)}")
+        raise
 
     def done(result: GameResult, plan: GamePlan) -> None:
         if result.reason in ("saved", "unfinished"):
-            say(f"Game saved to {plan.record}\nGo on with: canasta serve --resume {plan.record}")
+            say(f"Game saved to {plan.record}")
+            table.raw(f"Go on with: {table.resume_command(plan.record)}")
         else:
             won = "a draw" if result.winner is None else f"side {result.winner} wins"
             say(f"Game {result.game} over ({result.reason}): {won}, scores "
                 + " / ".join(map(str, result.scores)) + f"; recorded in {plan.record}")
+            table.raw(f"Replay it with: {replay_command(plan.record)}")
         for i, rep in enumerate(result.seats):
             if rep["status"] != "OK":
                 say(f"  seat {i} ({rep['name']}): {rep['status']} "
@@ -278,9 +312,19 @@ def join(
 ) -> None:
     """Join a table hosted with canasta serve: as a person at the prompt, as a bot (--bot),
     or as a spectator (--watch)."""
-    from ..net.client import JoinError, Left, Link, join_retrying, play_person, tls_context
+    from ..net.client import (
+        UNREACHABLE,
+        JoinError,
+        Left,
+        Link,
+        join_retrying,
+        play_person,
+        tls_context,
+    )
     from ..net.client import watch as watch_
     from ..net.wire import parse_address
+    from ..ui.commandline import command_line
+    from ..ui.screen import say, stream_width
     if bot is not None and watch:
         raise fail("--bot and --watch do not go together")
     try:
@@ -307,25 +351,30 @@ def join(
             raise fail(str(exc)) from None
         typer.echo(f"bot left the table: {why}")
         return
+    from ..play import make_table
+    table = make_table(ascii_only, no_color)
+    # The line that joins again, with the same TLS: a command to copy, never wrapped.
+    again = command_line("join", address, "--token", token, *(
+        ["--tls"] if ctx is not None else []), *(
+        ["--tls-ca", str(tls_ca.absolute())] if tls_ca is not None else []))
     try:
         if watch:
             link = join_retrying(lambda: Link(host, port, token, "watch", ctx), retry_s,
                                  typer.echo)
-            why = watch_(link, typer.echo)
+            why = watch_(link, typer.echo, table.style, stream_width())
             typer.echo(f"== {why}")
             return
-        from ..play import make_table
-        table = make_table(ascii_only, no_color)
-        again = f"rejoin with: canasta join {address} --token {token}" + (
-            " --tls" if ctx is not None else "")
         why = play_person(lambda: Link(host, port, token, "person", ctx), table, retry_s,
                           again)
         table.terminal.show(f"== {why}")
+        if why == UNREACHABLE:
+            table.terminal.raw(f"Rejoin with: {again}")
     except JoinError as exc:
         raise fail(str(exc)) from None
-    except Left as left:
-        typer.echo(f"You left the table; the game goes on without you (a stand-in plays after"
-                   f" the host's away time). {left}")
+    except Left:
+        say("You left the table; the game goes on without you (a stand-in plays after the"
+            " host's away time).")
+        typer.echo(f"Rejoin with: {again}")
 
 
 def register(app: typer.Typer) -> None:

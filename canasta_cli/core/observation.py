@@ -58,6 +58,16 @@ def observation(state: GameState, seat: int, history: bool = True) -> dict[str, 
     return obs
 
 
+def public_observation(state: GameState) -> dict[str, Any]:
+    """What everyone at the table may see (a spectator's view): an observation with no hand
+    in it and nobody's point of view (``seat`` and ``side`` are None; ``hand_counts`` say how
+    many cards each seat holds).  Nothing in it depends on a card nobody may see."""
+    obs = observation(state, 0, history=False)
+    del obs["hand"]
+    obs.update(seat=None, side=None, pile_frozen_for_me=False)
+    return obs
+
+
 def _fresh(value: Any) -> Any:
     """A copy of a JSON value that shares nothing mutable with it: the event views are kept
     for the next observations of the game, so the caller gets its own."""

@@ -27,14 +27,15 @@ from functools import partial
 from typing import Any
 
 from ..core import Move, format_move
-from ..event_text import describe_event
+from ..event_text import BY, MOVE_EVENTS, describe_event, only_cards, story
 from ..protocol.messages import PROTOCOL
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from ..safetext import visible
 from ..seats.base import Interrupted, Message
 from ..seats.human import HumanSeat, SharedTable
 from ..ui.prompt import Terminal
-from ..ui.render import event_cards
+from ..ui.render import Style, render_hand_end, render_table, stream_style, watch_labels
+from ..ui.screen import fit
 from .held import HeldView, client_view
 from .wire import LineTooLong, Splitter, join_message, line
 
@@ -310,10 +311,16 @@ def _held(link: Link, rid: object, texts: list[str]) -> HeldView | None:
 Connect = Callable[[], Link]
 
 
+UNREACHABLE = "the table could not be reached again"
+
+
 def play_person(connect: Connect, table: SharedTable, retry_s: float,
                 rejoin_hint: str) -> str:
     """Play at the table until it says bye; joins again after a dropped connection (for up
-    to ``retry_s``; the first join too, while the table is busy).  Returns why it ended."""
+    to ``retry_s``; the first join too, while the table is busy).  Returns why it ended
+    (``UNREACHABLE`` when it gave up joining again: the caller says how to rejoin, as it
+    does after ``Left``, which carries ``rejoin_hint``).  Hands that ended while the person
+    was away (``welcome``'s ``missed``) are shown as they are replayed."""
     show = table.terminal.show
     link = join_retrying(connect, retry_s, show)
     style = table.style
@@ -323,6 +330,9 @@ def play_person(connect: Connect, table: SharedTable, retry_s: float,
         seat = RemotePerson(table, str(welcome.get("name", "you")), bool(welcome.get("hint")))
         table.undo = welcome.get("undo") is True
         seat.replaying = bool(welcome.get("rejoin")) or not first
+        missed = welcome.get("missed")
+        if isinstance(missed, list):
+            seat.missed = {h for h in missed[:10_000] if isinstance(h, int)}
         if first:
             show(style.bold(f"Joined seat {welcome.get('seat')} as {welcome.get('name')}."
                             + (" Back at the table." if welcome.get("rejoin") else "")))
@@ -338,7 +348,7 @@ def play_person(connect: Connect, table: SharedTable, retry_s: float,
                         f" {retry_s:g} s)..."))
         again = _reconnect(connect, retry_s)
         if again is None:
-            return f"the table could not be reached again; {rejoin_hint}"
+            return UNREACHABLE
         link = again
         show(style.bold("Back at the table."))
 
@@ -462,45 +472,111 @@ class Left(Exception):
     """The person left the table (quit, Ctrl-C, Ctrl-D); the game goes on without them."""
 
 
-def watch(link: Link, show: Callable[[str], None]) -> str:
-    """A spectator's view: every public event and move in words, as they happen."""
-    names: list[str] = []
-
-    def label(s: int) -> str:
-        return f"seat {s} ({names[s]})" if 0 <= s < len(names) else f"seat {s}"
-
+def watch(link: Link, show: Callable[[str], None], style: Style | None = None,
+          width: int = 0) -> str:
+    """A spectator's view: the table as everyone sees it, drawn as ``canasta play`` draws
+    one (melds, red threes, the pile, the stock, how many cards each seat holds, the scores)
+    at the start of each turn, under the plays since the last one; how each hand ended; what
+    the table tells everyone.  ``width``: the columns to fit the text to (0: lines whole)."""
+    view = Spectator(show, style or stream_style(), width)
     show("Watching: only what every player may see is shown (no hand, no hidden card).")
     while True:
         try:
             msg = link.read()
         except Lost:
+            view.flush()
             return "the connection to the table ended"
         try:
-            if _public(msg, show, names, label):
+            if view.take(msg):
+                view.flush()
                 return "the table closed"
         except _UNREADABLE:
             show("    (a message this client cannot show)")
 
 
-def _public(msg: Message, show: Callable[[str], None], names: list[str],
-            label: Callable[[int], str]) -> bool:
-    """Show one public line; True at the table's bye."""
-    kind = msg.get("type")
-    if kind == "header":
-        names[:] = [str(n) for n in msg.get("seats", [])]
-        show(f"== Game {msg.get('game')}: " + ", ".join(label(i) for i in range(len(names))))
-    elif kind == "move":
-        by = msg.get("by")
-        extra = f" (by {by})" if by in ("default", "stand-in") else ""
-        show(f"--> {label(int(msg.get('seat', -1)))}: {msg.get('move')}{extra}")
-    elif kind == "event" and isinstance(msg.get("event"), dict):
-        show("    " + describe_event(msg["event"], label, event_cards()))
-    elif kind == "result":
-        show(f"== Game over ({msg.get('reason')}): scores "
-             + " / ".join(str(s) for s in msg.get("scores") or []))
-    elif kind == "notice":
-        show(f"[table] {str(msg.get('text'))[:300]}")
-    return kind == "bye"
+class Spectator:
+    """What a spectator is shown of the public lines a table sends (net/gallery.py): every
+    message is checked as it comes (one that cannot be shown is said so, and dropped)."""
+
+    def __init__(self, show: Callable[[str], None], style: Style, width: int = 0) -> None:
+        self.show = show
+        self.style = style
+        self.width = width
+        self.names: list[str] = []
+        self.labels: list[str] = []
+        self.events: list[dict[str, Any]] = []  # since the last table drawn
+        self.hand: list[dict[str, Any]] = []  # this hand's (the card that froze the pile)
+        self.by: tuple[int, str] | None = None  # the last move's seat, if a stand-in's...
+        self.drawn: tuple[Any, Any] | None = None  # the hand and turn of the last table drawn
+
+    def say(self, text: str) -> None:
+        self.show(fit(text, self.width))
+
+    def label(self, s: int) -> str:
+        return self.labels[s] if 0 <= s < len(self.labels) else f"seat {s}"
+
+    def take(self, msg: Message) -> bool:
+        """Show one public line (or keep it for the next table); True at the table's bye."""
+        kind = msg.get("type")
+        if kind == "header":
+            self.flush()
+            self.names = [str(n) for n in msg.get("seats", [])]
+            self.labels = watch_labels(self.names)
+            self.events, self.hand, self.by, self.drawn = [], [], None, None
+            self.say(f"== Game {msg.get('game')}: "
+                     + ", ".join(f"seat {i} ({n})" for i, n in enumerate(self.names)))
+        elif kind == "move":
+            by, seat = msg.get("by"), msg.get("seat")
+            self.by = (seat, by) if by in BY and isinstance(seat, int) else None
+        elif kind == "event":
+            self._event(msg["event"])
+        elif kind == "table":
+            self._table(msg["observation"])
+        elif kind == "result":
+            self.flush()
+            self.say(f"== Game over ({msg.get('reason')}): scores "
+                     + " / ".join(str(s) for s in msg.get("scores") or []))
+        elif kind == "notice":
+            self.say(f"[table] {str(msg.get('text'))[:300]}")
+        return kind == "bye"
+
+    def _event(self, event: Any) -> None:
+        if not isinstance(event, dict):
+            raise TypeError("an event that is not an object")
+        describe_event(event, self.label, only_cards(self.style.card))  # it can be told
+        kind = event.get("type")
+        if kind == "hand_started":
+            self.by, self.hand = None, []
+        elif self.by is not None and kind in MOVE_EVENTS and event.get("seat") == self.by[0]:
+            event = dict(event, by=self.by[1])
+        self.hand.append(event)
+        if kind != "hand_ended":
+            self.events.append(event)
+            return
+        plays = story(self.events, self.label, self.style.card)
+        self.events = []
+        self.say(render_hand_end(event, None, len(self.names) in (4, 6), self.style,
+                                 self.labels, plays, self.width))
+
+    def _table(self, obs: Any) -> None:
+        """Drawn at the start of each turn (and when the spectator comes in); the plays of a
+        turn are told with the next table.  A game's end is told by its result."""
+        if not isinstance(obs, dict):
+            raise TypeError("a table that is not an object")
+        turn = (obs.get("hand_no"), obs.get("turn_seat"))
+        if obs.get("phase") == "game_over" or turn == self.drawn:
+            return
+        text = render_table(obs, self.events, self.names, self.style, self.width, 0,
+                            self.hand)
+        self.drawn, self.events = turn, []
+        self.show("")
+        self.say(text)
+
+    def flush(self) -> None:
+        """The plays no table has told yet, as lines (the end of a game, of the connection)."""
+        told, self.events = self.events, []
+        for text in story(told, self.label, self.style.card):
+            self.say("    " + text)
 
 
 def tls_context(ca: str | None) -> ssl.SSLContext:

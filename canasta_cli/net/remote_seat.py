@@ -6,7 +6,11 @@ pipes are (the same decoding, the same sorting of late and unasked lines, the sa
 statuses: a dropped connection is a crash).  A person may drop and join again with the same
 token: the seat keeps what it sent this game and sends it again, request included.  While the
 person is away and asked to play, the seat waits up to ``away_s``, then a built-in stand-in
-plays for them until they are back; both are announced to everyone at the table.
+plays for them until they are back; both are announced to everyone at the table.  The events
+of the moves a stand-in played are marked ``"by": "stand-in"`` in what the person is sent
+(their ``log`` says so), and a person back at the table is told which hands ended while they
+were away (``welcome``'s ``missed``: hands whose end no connection of theirs was sent), so
+that their client shows how those hands ended.
 
 What a seat sends while it is not asked waits, unread, until it is: past ``MAX_UNASKED``
 bytes of it, a bot is out of the game (PROTOCOL_ERROR, default moves, as for any failed
@@ -25,6 +29,7 @@ from typing import Any
 
 from ..core import NotationError, parse_move
 from ..core.cards import parse_kind
+from ..event_text import MOVE_EVENTS
 from ..protocol.messages import PROTOCOL, ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_MOVE_TEXT, ProtocolError, decode_line, request_id
 from ..seats.base import Message, Seat, SeatFailure
@@ -73,6 +78,10 @@ class RemoteSeat(Seat):
         self._dead: tuple[str, str] | None = None
         self._sorter = ReplySorter()
         self._standing_in = False
+        self._stand_in_played = False  # the stand-in's move: its events are marked
+        self._ends: list[int] = []  # the hands of this game that ended, in order
+        self._ends_out: list[int] = []  # of those, the ends waiting in ``_out``
+        self._ends_sent: set[int] = set()  # the ends a connection of the person's was sent
         self.rtts: list[float] = []  # TCP's round-trip estimate at each decision, ms
 
     # Seen from the hub's thread ---------------------------------------------------------------
@@ -96,12 +105,17 @@ class RemoteSeat(Seat):
             rejoin = self._joins > 1 or self.resumed
             self._lines.clear()
             self._unasked = 0
+            extra: dict[str, Any] = {}
+            if kind == "person":
+                extra["missed"] = [h for h in self._ends if h not in self._ends_sent]
             self.hub.welcome(conn, role="player", seat=self.index, name=self.name, client=kind,
                              hint=self.hint and kind == "person",
                              undo=self.undo and kind == "person", rejoin=rejoin,
-                             away_s=self.away_s)
+                             away_s=self.away_s, **extra)
             if kind == "person" and self._log:
                 self._out.clear()  # all of it is in the log, which goes first
+                self._ends_out.clear()
+                self._ends_sent.update(self._ends)
                 for data in self._log:
                     conn.write(data)
                 if self._asking is not None:
@@ -183,20 +197,42 @@ class RemoteSeat(Seat):
         return self._await(hello, timeout, "ready")
 
     def send(self, msg: Message) -> None:
+        kind = msg.get("type")
+        end: int | None = None
         if self.kind != "bot":
             self.stand_in.send(msg)
+            if kind == "event":
+                msg, end = self._person_event(msg)
         data = encode(msg)
-        kind = msg.get("type")
         with self._cv:
             if self.kind != "bot":
                 if kind == "game_start":
                     self._log = self._log[:1]
+                    self._ends, self._ends_out, self._ends_sent = [], [], set()
                 self._log.append(data)
+                if end is not None:
+                    self._ends.append(end)
             if self._conn is None or self._dead is not None:
                 return
             self._out += data
+            if end is not None:
+                self._ends_out.append(end)
             if len(self._out) >= 65536 or kind == "game_end":
                 self._flush_locked()
+
+    def _person_event(self, msg: Message) -> tuple[Message, int | None]:
+        """An event for a person: marked ``"by": "stand-in"`` if it is of a move the
+        stand-in played for them; and the hand's number if it is a hand's end."""
+        event = msg.get("event")
+        if not isinstance(event, dict):
+            return msg, None
+        kind = event.get("type")
+        if kind == "hand_started":
+            self._stand_in_played = False  # the deal: nobody's move
+        elif self._stand_in_played and kind in MOVE_EVENTS and event.get("seat") == self.index:
+            msg = dict(msg, event=dict(event, by="stand-in"))
+        hand = event.get("hand")
+        return msg, hand if kind == "hand_ended" and isinstance(hand, int) else None
 
     def flush(self) -> None:
         with self._cv:
@@ -205,13 +241,16 @@ class RemoteSeat(Seat):
     def _flush_locked(self) -> None:
         if self._out and self._conn is not None:
             self._conn.write(bytes(self._out))
+            self._ends_sent.update(self._ends_out)
         self._out.clear()
+        self._ends_out.clear()
 
     def act(self, request: ActRequest, timeout: float) -> Message:
         return self.request(request, timeout)
 
     def request(self, msg: Asked, timeout: float) -> Message:
         self.played_by = None
+        self._stand_in_played = False
         if self.kind == "bot":
             conn = self._conn
             reply = self._await(msg, timeout, "move")
@@ -375,6 +414,7 @@ class RemoteSeat(Seat):
             self.announce(f"seat {self.index} ({self.name}) is still away: {self.stand_in.name}"
                           " plays for them until they are back")
         self.played_by = "stand-in"
+        self._stand_in_played = True
         if isinstance(msg, ActRequest):
             return self.stand_in.act(msg, 1e9)
         return self.stand_in.request(msg, 1e9)

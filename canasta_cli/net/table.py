@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
+from ..core.observation import public_observation
+from ..core.state import GameState
 from ..play import new_save_path, secret_path, secrets_dir
 from ..private_files import write_private
 from ..records import RecordWriter
@@ -21,11 +23,14 @@ from ..seats import make_seat
 from ..seats.base import Seat
 from ..seats.human import HumanSeat, SharedTable
 from ..seats.policy import builtin_seat
+from ..ui.commandline import command_line
 from .gallery import Gallery
 from .hub import Hub
 from .remote_seat import RemoteSeat
 from .tokens import Guard, TokenBook
-from .wire import notice
+from .wire import DEFAULT_PORT, notice
+
+TlsFiles = tuple[str, str]  # the certificate and its key (PEM), as absolute paths
 
 
 def is_remote(spec: str) -> bool:
@@ -39,16 +44,49 @@ def check_remote(spec: str) -> None:
 
 
 def tokens_path(record: Path) -> Path:
-    """The tokens of a saved table game (owner-only, beside its sealed seed)."""
+    """The tokens of a saved table game (owner-only, beside its sealed seed), and whether
+    they were issued under TLS (``"tls": {"cert": PEM, "key": PEM}``): tokens given out
+    encrypted never travel in clear after (``canasta serve --resume`` refuses the table
+    without TLS)."""
     return secrets_dir() / f"{record.stem}-net.json"
 
 
-def load_tokens(record: Path, players: int) -> TokenBook | None:
+def _table_file(record: Path) -> object:
     try:
-        data = json.loads(tokens_path(record).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return json.loads(tokens_path(record).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
-    return TokenBook.from_json(data, players)
+
+
+def load_tokens(record: Path, players: int) -> TokenBook | None:
+    return TokenBook.from_json(_table_file(record), players)
+
+
+def load_tls(record: Path) -> TlsFiles | None:
+    """The certificate and key a saved table was served with, if it was served with TLS
+    (None for a table without, or a save from before tables kept it)."""
+    data = _table_file(record)
+    tls = data.get("tls") if isinstance(data, dict) else None
+    if not isinstance(tls, dict):
+        return None
+    cert, key = tls.get("cert"), tls.get("key")
+    return (cert if isinstance(cert, str) and cert else "CERT.pem",
+            key if isinstance(key, str) and key else "KEY.pem")
+
+
+def serve_command(record: Path | str, tls: TlsFiles | None = None, host: str = "127.0.0.1",
+                  port: int = DEFAULT_PORT) -> str:
+    """``canasta serve --resume RECORD`` with what the table needs to be the same table: its
+    certificate and key (a TLS table stays TLS), its address and port (where the people's
+    clients join again by themselves), as it can be typed here."""
+    args = ["serve", "--resume", str(record)]
+    if tls is not None:
+        args += ["--tls-cert", tls[0], "--tls-key", tls[1]]
+    if host != "127.0.0.1":
+        args += ["--host", host]
+    if port != DEFAULT_PORT:
+        args += ["--port", str(port)]
+    return command_line(*args)
 
 
 class PublicTee(RecordWriter):
@@ -64,7 +102,8 @@ class PublicTee(RecordWriter):
 
 
 class TableReferee(Referee):
-    """The referee, and the spectators get each public record line as it is written."""
+    """The referee, and the spectators get each public record line as it is written, and
+    the table as everyone sees it (``public_observation``) before each decision."""
 
     def __init__(self, seats: list[Seat], rules: Ruleset, time_control: TimeControl,
                  on_failure: FailurePolicy, gallery: Gallery) -> None:
@@ -76,12 +115,19 @@ class TableReferee(Referee):
             return super()._open_record(game, path)
         return PublicTee(path, self.gallery)
 
+    def _publish(self, game: int, state: GameState, sent: Any,
+                 record: RecordWriter | None) -> Any:
+        sent = super()._publish(game, state, sent, record)
+        self.gallery.table(lambda: public_observation(state))
+        return sent
+
 
 @dataclass
 class TableOptions:
     host: str = "127.0.0.1"
     port: int = 0
     tls: ssl.SSLContext | None = None
+    tls_files: TlsFiles | None = None  # the certificate and key of ``tls``: said to resume
     away_s: float = 120.0
     away_level: str = "normal"
     hint: bool = False
@@ -100,13 +146,15 @@ class Table:
 
     def __init__(self, specs: list[str], seed: int, opts: TableOptions,
                  tokens: TokenBook | None = None, out: Callable[[str], None] = print,
-                 resumed: bool = False) -> None:
+                 resumed: bool = False, raw: Callable[[str], None] | None = None) -> None:
         for spec in specs:
             if is_remote(spec):
                 check_remote(spec)
         self.specs = specs
         self.opts = opts
         self.out = out
+        # A line with a command to copy: printed as it is, never wrapped (ui/commandline.py).
+        self.raw = raw or out
         self.tokens = tokens or TokenBook.fresh([is_remote(s) for s in specs])
         self.hub = Hub(self.tokens, opts.host, opts.port, opts.tls, opts.handshake_s,
                        opts.guard, log=out)
@@ -139,19 +187,35 @@ class Table:
         self.hub.call(people)
 
     def join_lines(self) -> list[str]:
+        """``seat 0 (remote:ana): canasta join HOST:PORT --token T``, one per remote seat,
+        and the spectators' line: each a command to copy, printed whole (``raw``)."""
         host = self.opts.host
         if host in ("", "0.0.0.0", "::"):
             host = socket.gethostname()
         shown = f"[{host}]" if ":" in host else host
         where = f"{shown}:{self.hub.port}"
-        tls = " --tls" if self.opts.tls is not None else ""
+        tls = ["--tls"] if self.opts.tls is not None else []
         lines = []
         for seat in self.remote:
             tok = self.tokens.seats[seat.index]
-            lines.append(f"seat {seat.index} ({seat.name}): canasta join {where} --token {tok}{tls}")
-        lines.append(f"spectators: canasta join {where} --token {self.tokens.spectator}{tls}"
-                     " --watch")
+            lines.append(f"seat {seat.index} ({seat.name}): "
+                         + command_line("join", where, "--token", str(tok), *tls))
+        lines.append("spectators: " + command_line("join", where, "--token",
+                                                   self.tokens.spectator, *tls, "--watch"))
         return lines
+
+    def resume_command(self, record: Path) -> str:
+        """The command that goes on with this table's saved game ``record``."""
+        return serve_command(record, self.opts.tls_files, self.opts.host, self.hub.port)
+
+    def saved_state(self) -> dict[str, object]:
+        """What is kept beside a game's seed for ``--resume``: the tokens, and whether they
+        were issued under TLS (with which certificate and key)."""
+        data: dict[str, object] = dict(self.tokens.to_json())
+        if self.opts.tls is not None:
+            files = self.opts.tls_files
+            data["tls"] = {"cert": files[0], "key": files[1]} if files is not None else {}
+        return data
 
     def wait_joined(self, tick: Callable[[], None] | None = None) -> None:
         """Until every remote seat has a client (a bot must still be connected)."""
@@ -222,7 +286,7 @@ def play_games(table: Table, seats: list[Seat], rules: Ruleset, tc: TimeControl,
         g = 1
         while (plan := plans(g)) is not None:
             keep = tokens_path(plan.record)
-            write_private(keep, json.dumps(table.tokens.to_json()) + "\n")
+            write_private(keep, json.dumps(table.saved_state()) + "\n")
             result = referee.play(g, seed=plan.seed, decks=plan.decks, dealer=plan.dealer,
                                   prefix=plan.prefix,
                                   record_file=plan.record,
@@ -240,8 +304,8 @@ def play_games(table: Table, seats: list[Seat], rules: Ruleset, tc: TimeControl,
     except BaseException:  # Ctrl-C, SIGTERM: the record is closed, the game can go on
         _stopping(table)
         if plan is not None:
-            table.out(f"Stopped. The game is saved in {plan.record}\nGo on with: canasta serve"
-                      f" --resume {plan.record}")
+            table.out(f"Stopped. The game is saved in {plan.record}")
+            table.raw(f"Go on with: {table.resume_command(plan.record)}")
         raise
     finally:
         referee.close()

@@ -118,6 +118,10 @@ class HumanSeat(Seat):
         self.held: tuple[Any, list[str], list[int]] | None = None
         self.hand_events: list[dict[str, Any]] = []  # this hand so far, for 'log'
         self.pending_end: dict[str, Any] | None = None  # a hand_ended not shown yet
+        # Hands whose end this player has not seen (a table's client, back after hands played
+        # without them): shown even while the game so far is replayed.
+        self.missed: set[int] = set()
+        self._missed_end = False  # the pending end is one of those
         from ..players.search import SearchPlayer
         # 'hint': sees what this seat sees; twice the deals of 'hard', the same every time
         self.advisor = SearchPlayer(seed=0, deals=96, infer=True)
@@ -177,9 +181,15 @@ class HumanSeat(Seat):
         plays = story([e for e in self.recent if e["type"] != "hand_ended"], self._label,
                       style.card)
         height = terminal.height
+        # A hand that ended while this player was away: its last plays that fit, on one
+        # page under a line that says so (its whole story would be every play since the hand
+        # began, the ones seen before they left too).
+        room = height - (RESERVE_FINAL if final else 1) - (1 if self._missed_end else 0)
         text = render_hand_end(event, self.my_side, self.partnerships, style, self._labels(),
-                               plays, terminal.width,
-                               max(8, height - (RESERVE_FINAL if final else 1)) if height else 0)
+                               plays, terminal.width, max(8, room) if height else 0,
+                               earlier=not self._missed_end)
+        if self._missed_end:
+            terminal.show(style.warn(f"While you were away, hand {event['hand']} ended:"))
         terminal.page(text)
 
     def send(self, msg: Message) -> None:
@@ -208,9 +218,12 @@ class HumanSeat(Seat):
             if event["type"] == "hand_ended":
                 self.hand_over = not self.replaying  # no "start hand N" for one under way
                 self.history.append(event)
-            if event["type"] == "hand_ended" and not self.replaying and self.table.once(
-                    ("hand", self.game, event["hand"])):
+            missed = self.replaying and event["type"] == "hand_ended" \
+                and event["hand"] in self.missed
+            if event["type"] == "hand_ended" and (missed or not self.replaying) \
+                    and self.table.once(("hand", self.game, event["hand"])):
                 self.pending_end = event
+                self._missed_end = missed
         elif kind == "game_end" and msg["reason"] not in GOES_ON \
                 and self.table.once(("game", self.game, 0)):
             self.table.terminal.show(self.table.style.bold(

@@ -144,13 +144,34 @@ def seat_labels(seat: int, names: list[str], partnerships: bool, sides: int = 2)
     return out
 
 
-def side_name(side: int, my_side: int, partnerships: bool,
+def watch_labels(names: list[str]) -> list[str]:
+    """What a spectator calls each seat: its name (``ana`` for ``remote:ana`` or
+    ``human:ana``, ``Bob`` for ``Bob=builtin:greedy``), ``seat N`` for a seat without one,
+    a built-in player by its level (``hard``); a name two seats share gets the seat's
+    number (``random#1``)."""
+    short = []
+    for i, name in enumerate(names):
+        given, command = split_name(name)
+        kind, _, rest = command.partition(":")
+        if not given and kind in ("remote", "human"):
+            given = rest or f"seat {i}"
+        elif not given and kind == "builtin" and rest:
+            given = rest
+        short.append(given or command or f"seat {i}")
+    return [f"{n}#{i}" if short.count(n) > 1 else n for i, n in enumerate(short)]
+
+
+def side_name(side: int, my_side: int | None, partnerships: bool,
               labels: list[str] | None = None, sides: int = 2) -> str:
     """A side's name in a score column: us / them with partners (with three partnerships,
     each other side by its players: ``Left 1+Right 2``); without, the player's own name from
-    ``labels`` (You, Left, Right, Opponent)."""
-    if partnerships and sides > 2 and side != my_side and labels is not None:
+    ``labels`` (You, Left, Right, Opponent).  A spectator (``my_side`` None) names each side
+    by its players (``ana+bo``)."""
+    if partnerships and (sides > 2 or my_side is None) and side != my_side \
+            and labels is not None:
         return "+".join(labels[s] for s in range(len(labels)) if s % sides == side)
+    if partnerships and my_side is None:
+        return f"side {side}"
     if partnerships:
         return "us" if side == my_side else "them"
     if labels is not None and 0 <= side < len(labels):
@@ -196,19 +217,23 @@ COMPACT_BELOW = 72  # columns: narrower terminals get the compact table
 def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[str],
                  style: Style, width: int = 0, height: int = 0,
                  hand_events: list[dict[str, Any]] | None = None) -> str:
-    """The table as seat ``obs["seat"]`` sees it.  Under ``COMPACT_BELOW`` columns the
-    compact layout: a short header, the stock and the pile on lines of their own.  With a
+    """The table as seat ``obs["seat"]`` sees it, or as a spectator does (``seat`` None: a
+    public observation, every seat by its name, no hand).  Under ``COMPACT_BELOW`` columns
+    the compact layout: a short header, the stock and the pile on lines of their own.  With a
     ``height`` (rows), the table fits in it: the melds are written short if they must be,
     and only the most recent events are told, with how many earlier ones ``log`` shows.
     ``hand_events`` (this hand so far) name the card that froze the pile."""
     seat, side = obs["seat"], obs["side"]
+    watching = seat is None
     sides = len(obs["scores"])
     partnerships = obs["players"] in (4, 6)
     compact = 0 < width < COMPACT_BELOW
-    labels = seat_labels(seat, names, partnerships, sides)
+    labels = watch_labels(names) if watching else seat_labels(seat, names, partnerships, sides)
     who = "you" if obs["to_act"] == seat else labels[obs["to_act"]]
     phase = obs["phase"].replace("_", " ")
-    if compact:
+    if watching:
+        head = [style.bold(f"== Hand {obs['hand_no']} - {phase} - {who} to act ==")]
+    elif compact:
         head = [style.bold(f"== Hand {obs['hand_no']} - seat {seat} - {phase} - {who}"
                            " to act ==")]
     else:
@@ -225,12 +250,14 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
     counts = ", ".join(f"{labels[i]}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
     tail = [f"{'Hands' if compact else 'Cards in hand'}: {counts}"]
     turn = obs["turn"]
-    mine = [style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style)]
-    if turn["permission"] is not None:
+    mine = [] if watching else \
+        [style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style)]
+    if turn["permission"] is not None and not watching:
         mine.insert(0, style.warn("Your partner said " + ("YES: you must go out this turn"
                                                           if turn["permission"] else
                                                           "NO: you may not go out this turn")))
-    if not obs["side_melded"][side] and turn["opening_total"] and obs["turn_seat"] == seat:
+    if not watching and not obs["side_melded"][side] and turn["opening_total"] \
+            and obs["turn_seat"] == seat:
         mine.insert(0, f"Melded this turn toward the minimum: {turn['opening_total']}"
                        f" of {obs['minimums'][side]}")
     told = story(recent, lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}",
@@ -243,8 +270,10 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         for s in range(sides):
             red = " ".join(style.card(c) for c in obs["red_threes"][s])
             name = side_name(s, side, partnerships, labels, sides)
-            name = name[:1].upper() + name[1:]
-            if len(labels) > 4 and partnerships and (sides == 2 or s == side):
+            if not watching:  # a spectator's names are the players' own: left as they are
+                name = name[:1].upper() + name[1:]
+            if len(labels) > 4 and partnerships and (sides == 2 or s == side) \
+                    and not watching:
                 name += f" ({_team(labels, s, sides)})"
             if short:
                 tokens = ", ".join(meld_token(m, style) for m in obs["melds"][s]) or "no melds"
@@ -258,7 +287,8 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         if not told:
             return []
         if height <= 0 or rows(told, width) + 1 <= room:
-            return [style.dim("Since your last turn:")] + ["  " + t for t in told]
+            since = "The last plays:" if watching else "Since your last turn:"
+            return [style.dim(since)] + ["  " + t for t in told]
         shown = tail_fitting(["  " + t for t in told], room - 1, width)
         if not shown:
             return [style.dim(f"{plural(len(told), 'event')} since your last turn: type"
@@ -349,19 +379,23 @@ def card_points(card: str) -> int:
     return _POINTS.get(rank_of(card), 0)
 
 
-def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
+def render_hand_end(event: dict[str, Any], my_side: int | None, partnerships: bool,
                     style: Style, labels: list[str] | None = None,
                     plays: list[str] | None = None, width: int = 0,
-                    height: int = 0) -> str:
+                    height: int = 0, earlier: bool = True) -> str:
     """How the hand ended: who went out (or that the stock ran out), the plays since your
-    last turn, every player's cards left with their points, then the score table.  With a
-    ``height``, a summary taller than it is cut into pages separated by a form feed
-    (``\\f``): the earlier plays first, then the last plays with the scores, each page under
-    the hand's header."""
+    last turn, every player's cards left with their points, then the score table (a
+    spectator's, ``my_side`` None, heads its columns side 0, side 1... under a line naming
+    each side's players).  With a ``height``, a
+    summary taller than it is cut into pages separated by a form feed (``\\f``): the earlier
+    plays first, then the last plays with the scores, each page under the hand's header;
+    without ``earlier``, only the last plays that fit with the scores, on one page."""
     sides = event["scores"]["sides"]
     hands = event.get("hands") or []
     labels = labels or [f"seat {i}" for i in range(len(hands))]
-    heads = [side_name(s["side"], my_side, partnerships, labels, len(sides)) for s in sides]
+    watching = my_side is None and partnerships
+    heads = [f"side {s['side']}" if watching else
+             side_name(s["side"], my_side, partnerships, labels, len(sides)) for s in sides]
     col = max(8, *(len(h) for h in heads))
     out = event["scores"].get("went_out")
     if out is not None:
@@ -378,6 +412,10 @@ def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
             held = " ".join(style.card(c) for c in cards) or "-"
             pts = sum(card_points(c) for c in cards)
             results.append(f"  {labels[i]:<14} {held}" + (f"  ({pts} points)" if cards else ""))
+    if watching:
+        results.append("Sides: " + "; ".join(
+            f"{h}: {_team(labels, s['side'], len(sides))}" for h, s in zip(heads, sides,
+                                                                           strict=True)))
     results.append(f"{'':<20}" + "".join(f"{h:>{col + 2}}" for h in heads))
     for key, label in SCORE_ROWS:
         results.append(f"{label:<20}" + "".join(f"{s[key]:>{col + 2}}" for s in sides))
@@ -394,8 +432,10 @@ def render_hand_end(event: dict[str, Any], my_side: int, partnerships: bool,
     last_page = [style.bold(title)] + results
     room = height - rows(last_page, width) - 1
     tail = tail_fitting(told, room, width) if room > 0 else []
-    earlier = told[:len(told) - len(tail)]
-    first = [style.bold(title), style.dim("The plays of the hand:")] + earlier
+    if not earlier:
+        return "\n".join([style.bold(title)] + ([style.dim("The last plays:")] + tail if tail
+                                                else []) + results)
+    first = [style.bold(title), style.dim("The plays of the hand:")] + told[:len(told) - len(tail)]
     second = [style.bold(title.replace(" ==", " (continued) ==", 1))]
     if tail:
         second += [style.dim("The last plays:")] + tail
