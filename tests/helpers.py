@@ -1,7 +1,11 @@
-"""Scenario helpers: stacked decks by seat, and moves in notation."""
+"""Scenario helpers: stacked decks by seat, and moves in notation; how to start the canasta
+this test process imports."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import canasta_cli
 from canasta_cli.core import (
     CLASSIC,
     GameState,
@@ -16,6 +20,12 @@ from canasta_cli.core import (
     parse_move,
 )
 from canasta_cli.core.cards import KIND_OF, RED3, full_deck
+
+# `python -m canasta_cli.cli` from the checkout imports the checkout's sources; where this
+# process imports an installed canasta (the compiled run: pytest -P, and its xdist workers)
+# the child must too: -P keeps the checkout off its path.
+SAME_CANASTA = ([] if Path(canasta_cli.__file__).resolve().is_relative_to(
+    Path(__file__).resolve().parent.parent) else ["-P"])
 
 
 def setup(rules: Ruleset = CLASSIC, dealer: int | None = None, stock: str = "",

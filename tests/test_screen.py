@@ -11,6 +11,7 @@ from typing import Any
 
 import pexpect
 import pytest
+from helpers import SAME_CANASTA
 
 pyte = pytest.importorskip("pyte")
 
@@ -45,7 +46,7 @@ class Terminal:
         env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
         env.pop("COLUMNS", None)
         env.pop("LINES", None)
-        self.child = pexpect.spawn(sys.executable, ["-m", "canasta_cli.cli", "play", *args],
+        self.child = pexpect.spawn(sys.executable, [*SAME_CANASTA, "-m", "canasta_cli.cli", "play", *args],
                                    cwd=ROOT, env=env, encoding="utf-8", timeout=60,
                                    dimensions=(lines, columns))
         self.child.logfile_read = self
