@@ -241,18 +241,18 @@ def _serve(table: Table, specs: list[str], rules: Ruleset, seed: int,
     say(f"Table on {table.opts.host}:{table.hub.port} ("
         + ("TLS" if tls else "no TLS: anyone on the network path can read the traffic, cards"
            " and tokens included; use --tls-cert/--tls-key") + ")")
-    for text in table.join_lines():
-        table.raw("  " + text)
-    if tls:
-        say("  (a client needs --tls-ca CERT.pem if the certificate is self-signed)")
-    seats = build_seats(table, specs, seed, log_dir, terminal, sandbox)
-    resumed = any(r.resumed for r in table.remote)
-    for s in seats:
-        if isinstance(s, HumanSeat) and resumed:
-            s.replaying = True  # the save's earlier hands were shown before
-    if table.remote:
-        say("Waiting for the remote seats to join...")
-    try:
+    try:  # from the first join line on, a stop says how to go on
+        for text in table.join_lines():
+            table.raw("  " + text)
+        if tls:
+            say("  (a client needs --tls-ca CERT.pem if the certificate is self-signed)")
+        seats = build_seats(table, specs, seed, log_dir, terminal, sandbox)
+        resumed = any(r.resumed for r in table.remote)
+        for s in seats:
+            if isinstance(s, HumanSeat) and resumed:
+                s.replaying = True  # the save's earlier hands were shown before
+        if table.remote:
+            say("Waiting for the remote seats to join...")
         table.wait_joined()
     except KeyboardInterrupt:  # stopped before the game went on: the save is as it was
         if resumed_from is not None:

@@ -246,12 +246,15 @@ def _system_binds() -> list[str]:
 # file systems over the directories the referee hides (CANASTA_HIDE, one per line), and makes
 # the bot's own directories read-only (CANASTA_RO); it gives
 # the bot its pipes back as 0-2 and starts it without any capability (so it cannot undo the
-# mounts).  So the bot alone holds its pipes: closing one is seen by the referee at once.
+# mounts).  Its own commands come from the system's folders (the bot's PATH may lead into
+# the /tmp it replaces); the bot gets its PATH back.  So the bot alone holds its pipes:
+# closing one is seen by the referee at once.
 _OUTER = ('sp=$1 inner=$2; shift 2; exec 3<&0 4>&1 5>&2 </dev/null >/dev/null 2>/dev/null;'
           ' trap : TERM; "$sp" --pdeathsig KILL /bin/sh -c "$inner" bot "$sp" "$@" &'
           ' exec 3<&- 4>&- 5>&-; while :; do wait $!; s=$?;'
           ' kill -0 $! 2>/dev/null || exit $s; done')
-_INNER = ('sp=$1; shift; mount -t proc proc /proc || exit 125;'
+_INNER = ('sp=$1; shift; bp=$PATH; PATH=/usr/sbin:/usr/bin:/sbin:/bin;'
+          ' mount -t proc proc /proc || exit 125;'
           ' if [ -n "$CANASTA_DISK" ]; then st=$CANASTA_STAGE;'
           ' mount -t tmpfs -o "size=$CANASTA_DISK,mode=1777" none "$st" || exit 125; IFS="\n";'
           ' for d in $CANASTA_KEEP; do t="$st${d#/tmp}"; mkdir -p "$t" &&'
@@ -266,7 +269,7 @@ _INNER = ('sp=$1; shift; mount -t proc proc /proc || exit 125;'
           ' for d in $CANASTA_HIDE; do if [ -d "$d" ]; then'
           ' mount -t tmpfs -o size=4k,mode=0500,ro none "$d" || exit 125; fi; done;'
           ' unset IFS CANASTA_HIDE CANASTA_DISK CANASTA_RO CANASTA_KEEP CANASTA_KEEP_RW'
-          ' CANASTA_STAGE;'
+          ' CANASTA_STAGE; PATH=$bp;'
           ' "$sp" --bounding-set=-all --inh-caps=-all --'
           ' "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- & exec 3<&- 4>&- 5>&-; wait $!')
 _PROBE = ("/bin/sh", "-c", 'test "$(readlink /proc/self)" -lt 20')  # a pid of the new namespace
@@ -278,9 +281,12 @@ def _namespace_prefix(boxed: bool = True) -> tuple[str, ...]:
     unboxed opt-out keeps only the PID namespace, so that a bot cannot signal the referee)."""
     if not sys.platform.startswith("linux") or os.environ.get("CANASTA_NO_NAMESPACE"):
         return ()
-    setpriv, unshare = shutil.which("setpriv"), shutil.which("unshare")
-    if not setpriv or not unshare or not os.access("/bin/sh", os.X_OK):
+    found = shutil.which("setpriv"), shutil.which("unshare")
+    if not found[0] or not found[1] or not os.access("/bin/sh", os.X_OK):
         return ()
+    # Their real paths: a link on PATH under /tmp (a folder of links, as CI makes) is gone
+    # once the box's own /tmp is mounted, and the launcher runs setpriv again after that.
+    setpriv, unshare = (os.path.realpath(p or "") for p in found)
     spaces = ("--net", "--ipc", "--uts") if boxed else ()
     prefix = (setpriv, "--pdeathsig", "KILL", unshare, "--user", "--map-root-user", "--pid",
               *spaces, "--mount", "--propagation", "private", "--",
