@@ -24,8 +24,8 @@ from canasta_cli.core.cards import KIND_OF, RED3, full_deck
 # `python -m canasta_cli.cli` from the checkout imports the checkout's sources; where this
 # process imports an installed canasta (the compiled run: pytest -P, and its xdist workers)
 # the child must too: -P keeps the checkout off its path.
-SAME_CANASTA = ([] if Path(canasta_cli.__file__).resolve().is_relative_to(
-    Path(__file__).resolve().parent.parent) else ["-P"])
+SAME_CANASTA = ([] if Path(canasta_cli.__file__).resolve().parent
+                == Path(__file__).resolve().parent.parent / "canasta_cli" else ["-P"])
 
 
 def setup(rules: Ruleset = CLASSIC, dealer: int | None = None, stock: str = "",
