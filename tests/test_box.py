@@ -64,11 +64,9 @@ def play(seat: SubprocessSeat, others: list[Any] | None = None) -> dict[str, Any
     return report
 
 
-@pytest.fixture
-def listener() -> Iterator[int]:
-    """A server on 127.0.0.1 that greets whoever connects (the referee's machine)."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
+@contextlib.contextmanager
+def greeter(srv: socket.socket, greeting: bytes) -> Iterator[None]:
+    """``srv`` (bound) answers whoever connects with ``greeting``, on a thread, until exit."""
     srv.listen(8)
     srv.settimeout(0.2)
     stop = threading.Event()
@@ -79,15 +77,26 @@ def listener() -> Iterator[int]:
                 conn, _ = srv.accept()
             except OSError:
                 continue
-            conn.sendall(b"welcome")
+            conn.sendall(greeting)
             conn.close()
 
     t = threading.Thread(target=serve, daemon=True)
     t.start()
-    yield srv.getsockname()[1]
-    stop.set()
-    t.join(timeout=5)
-    srv.close()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join(timeout=5)
+        srv.close()
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A server on 127.0.0.1 that greets whoever connects (the referee's machine)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    with greeter(srv, b"welcome"):
+        yield srv.getsockname()[1]
 
 
 @needs_box
@@ -354,27 +363,10 @@ def unix_server(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     path = home / "bus.sock"
     srv = socket.socket(socket.AF_UNIX)
     srv.bind(str(path))
-    srv.listen(4)
-    srv.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                continue
-            conn.sendall(b"bus")
-            conn.close()
-
-    t = threading.Thread(target=serve, daemon=True)
-    t.start()
     try:
-        yield target, path
+        with greeter(srv, b"bus"):
+            yield target, path
     finally:
-        stop.set()
-        t.join(timeout=5)
-        srv.close()
         shutil.rmtree(home, ignore_errors=True)
 
 
