@@ -47,14 +47,19 @@ def prisoner(*args: str, box: BoxPolicy | None = None) -> SubprocessSeat:
                           box=box)
 
 
-def play(seat: SubprocessSeat, others: list[Any] | None = None) -> dict[str, Any]:
-    """One hand with ``seat`` in seat 0; its report and its seat summary."""
+def one_hand(seat: SubprocessSeat, others: list[Any] | None = None) -> Any:
+    """One hand with ``seat`` in seat 0, built-in random players in the others: the result."""
     seats = [seat, *(others or [builtin_seat("builtin:random", i) for i in (1, 2, 3)])]
     ref = Referee(seats, SHORT, ROOMY)
     try:
-        result = ref.play(1, seed=3)
+        return ref.play(1, seed=3)
     finally:
         ref.close()
+
+
+def play(seat: SubprocessSeat, others: list[Any] | None = None) -> dict[str, Any]:
+    """One hand with ``seat`` in seat 0; its report and its seat summary."""
+    result = one_hand(seat, others)
     assert result.seats[0]["status"] in ("OK", "CRASHED"), result.seats[0]
     text = seat.stderr_tail(1 << 16)
     line = next((x for x in text.splitlines() if x.startswith("PRISONER ")), None)
@@ -143,12 +148,7 @@ def test_a_bot_filling_its_tmp_stops_at_its_cap() -> None:
 @needs_cgroups
 def test_memory_over_the_cap_kills_the_bot_not_the_referee() -> None:
     report_seat = prisoner("memory", "400", box=BoxPolicy(memory_mb=64))
-    seats = [report_seat, *(builtin_seat("builtin:random", i) for i in (1, 2, 3))]
-    ref = Referee(seats, SHORT, ROOMY)
-    try:
-        result = ref.play(1, seed=3)
-    finally:
-        ref.close()
+    result = one_hand(report_seat)
     summary = result.seats[0]
     assert summary["status"] == "CRASHED", summary
     assert any("memory cap of 64 MB" in e for e in summary["errors"]), summary
@@ -625,12 +625,7 @@ def test_a_bot_whose_interpreter_and_program_live_under_tmp_starts_in_its_box() 
             shutil.copy(ROOT / "bots" / name, top / "bot" / name)
         seat = SubprocessSeat([str(top / "venv" / "bin" / "python"),
                                str(top / "bot" / "random_bot.py")], name="under-tmp")
-        seats = [seat, *(builtin_seat("builtin:random", i) for i in (1, 2, 3))]
-        ref = Referee(seats, SHORT, ROOMY)
-        try:
-            result = ref.play(1, seed=3)
-        finally:
-            ref.close()
+        result = one_hand(seat)
         assert result.seats[0]["status"] == "OK", (result.seats[0], seat.stderr_tail(4096))
     finally:
         shutil.rmtree(top, ignore_errors=True)
