@@ -20,6 +20,7 @@ import pexpect
 import pytest
 
 from canasta_cli.core import Ruleset
+from canasta_cli.hosting.referee import GameResult, TimeControl
 from canasta_cli.net.table import (
     GamePlan,
     Table,
@@ -27,7 +28,6 @@ from canasta_cli.net.table import (
     build_seats,
     play_games,
 )
-from canasta_cli.referee import GameResult, TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 CANASTA = str(Path(sys.executable).with_name("canasta"))

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from canasta_cli.__main__ import app
 from canasta_cli.bench.compare import Round, summary
-from canasta_cli.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

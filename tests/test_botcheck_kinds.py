@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from canasta_cli.botcheck import KINDS, request_kinds, run_checks
+from canasta_cli.botdev.check import KINDS, request_kinds, run_checks
+from canasta_cli.botdev.rare_deals import check_deals
 from canasta_cli.core import legal_moves
-from canasta_cli.rare_deals import check_deals
 
 ROOT = Path(__file__).resolve().parent.parent
 CANASTA = str(Path(sys.executable).parent / "canasta")

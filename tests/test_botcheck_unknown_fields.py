@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from canasta_cli.botcheck import run_checks
+from canasta_cli.botdev.check import run_checks
 
 STRICT_BOT = r'''
 import json, sys

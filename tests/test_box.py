@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from canasta_cli.core import CLASSIC, preset
+from canasta_cli.hosting.referee import Referee, TimeControl
 from canasta_cli.protocol.messages import ActRequest
-from canasta_cli.referee import Referee, TimeControl
 from canasta_cli.seats import builtin_seat, cgroups
 from canasta_cli.seats.base import Message
 from canasta_cli.seats.box import BoxPolicy, box_kind, containment

@@ -12,8 +12,8 @@ from types import ModuleType
 
 import pytest
 
-from canasta_cli.build import engine_build
 from canasta_cli.core import engine
+from canasta_cli.util.build import engine_build
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,7 +93,7 @@ def test_the_built_package_ships_the_rules_that_rules_and_help_name(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/RULES.md goes into the package (``_data/docs/``) like the bots and the protocol,
     and an installed copy's ``canasta rules`` and in-game help point to that copy."""
-    from canasta_cli import package_data
+    from canasta_cli.util import package_data
     built = _built_package(tmp_path)
     shipped = built / "_data" / "docs" / "RULES.md"
     assert shipped.is_file(), sorted(str(p.relative_to(built)) for p in built.rglob("_data/*"))
@@ -103,7 +103,7 @@ def test_the_built_package_ships_the_rules_that_rules_and_help_name(
         assert package_data.rules_file() == ROOT / "docs" / "RULES.md"
     monkeypatch.setattr(package_data, "_PACKAGE", built)
     assert package_data.rules_file() == shipped
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from canasta_cli.cli import app_for;"
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from canasta_cli.__main__ import app_for;"
             " sys.argv = ['canasta', 'rules']; app_for(['rules'])()")
     shown = subprocess.run([sys.executable, "-c", code, str(built.parent)], capture_output=True,
                            text=True, timeout=120, cwd=tmp_path,

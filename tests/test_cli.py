@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from canasta_cli.cli import app
+from canasta_cli.__main__ import app
 
 runner = CliRunner()
 BOTS = Path(__file__).resolve().parent.parent / "bots"
@@ -306,7 +306,7 @@ def test_the_bare_reference_bot_plays_every_request_legally(preset: str) -> None
     boxed like any bot, it answers every request of a game with a listed move."""
     from canasta_cli.bench.protocol import BARE_BOT
     from canasta_cli.core import preset as load
-    from canasta_cli.referee import Referee
+    from canasta_cli.hosting.referee import Referee
     from canasta_cli.seats import SubprocessSeat
 
     rules = load(preset).with_options(max_hands=1)

@@ -8,7 +8,7 @@ import sys
 
 import typer.main
 
-from canasta_cli.cli import GROUPS, app, make_app
+from canasta_cli.__main__ import GROUPS, app, make_app
 
 
 def test_the_table_lists_what_each_module_registers_in_the_order_of_help() -> None:
@@ -19,7 +19,7 @@ def test_the_table_lists_what_each_module_registers_in_the_order_of_help() -> No
 
 
 def _modules_after(argv: list[str]) -> set[str]:
-    code = ("import sys\nfrom canasta_cli.cli import app_for\nsys.argv = ['canasta', *sys.argv[1:]]\n"
+    code = ("import sys\nfrom canasta_cli.__main__ import app_for\nsys.argv = ['canasta', *sys.argv[1:]]\n"
             "try:\n    app_for(sys.argv[1:])()\nexcept SystemExit:\n    pass\n"
             "print(' '.join(m for m in sys.modules if m.startswith('canasta_cli.')))")
     out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
@@ -29,8 +29,8 @@ def _modules_after(argv: list[str]) -> set[str]:
 
 def test_a_named_command_imports_its_own_module_only() -> None:
     loaded = _modules_after(["rules", "--json"])
-    assert "canasta_cli.commands.explore" in loaded
-    others = {f"canasta_cli.{m}" for m in GROUPS} - {"canasta_cli.commands.explore"}
+    assert "canasta_cli.cli.explore" in loaded
+    others = {f"canasta_cli.{m}" for m in GROUPS} - {"canasta_cli.cli.explore"}
     assert not loaded & others, loaded & others
     everything = _modules_after(["--help"])
     assert {f"canasta_cli.{m}" for m in GROUPS} <= everything

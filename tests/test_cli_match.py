@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner, Result
 
-from canasta_cli.cli import app
+from canasta_cli.__main__ import app
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent

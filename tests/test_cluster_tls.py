@@ -34,7 +34,7 @@ if find_spec("distributed") is None or find_spec("cryptography") is None:
 from test_signals import sigint_as_at_a_terminal  # noqa: E402
 
 from canasta_cli.core import PRESETS  # noqa: E402
-from canasta_cli.referee import TimeControl  # noqa: E402
+from canasta_cli.hosting.referee import TimeControl  # noqa: E402
 from canasta_cli.tournament.cluster import ClusterError, DaskExecutor  # noqa: E402
 from canasta_cli.tournament.cluster_worker import play_fresh  # noqa: E402
 from canasta_cli.tournament.rows import row_problem, rows_problem  # noqa: E402

@@ -15,12 +15,12 @@ pytest.importorskip("pettingzoo")
 
 from typer.testing import CliRunner  # noqa: E402
 
-from canasta_cli.cli import app  # noqa: E402
+from canasta_cli.__main__ import app  # noqa: E402
 from canasta_cli.core import preset  # noqa: E402
 from canasta_cli.env import aec_env, as_player  # noqa: E402
 from canasta_cli.env.player import PolicyError  # noqa: E402
+from canasta_cli.hosting.referee import Referee  # noqa: E402
 from canasta_cli.protocol.messages import encode  # noqa: E402
-from canasta_cli.referee import Referee  # noqa: E402
 from canasta_cli.seats.policy import PolicySeat  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from canasta_cli.cli import app
-from canasta_cli.event_text import describe_event, only_cards
+from canasta_cli.__main__ import app
+from canasta_cli.ui.event_text import describe_event, only_cards
 from canasta_cli.ui.render import Style
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -121,7 +121,7 @@ def test_resume_last_is_the_game_played_last_and_a_number_is_the_one_games_print
 def test_resolve_keeps_the_saves_of_play_and_serve_apart(tmp_path: Path) -> None:
     """``saved_games.resolve`` (play's and serve's --resume): 'last' is the last game of the
     kind asked for; a number naming a game of the other kind says which command takes it."""
-    from canasta_cli.saved_games import PLAY, SERVE, NoSuchSave, resolve
+    from canasta_cli.table.saves import PLAY, SERVE, NoSuchSave, resolve
     _quit_at_once(tmp_path, "--seed", "8", "--level", "normal")
     games = tmp_path / "data" / "canasta" / "games"
     played = next(games.glob("*.jsonl"))

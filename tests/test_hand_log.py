@@ -12,9 +12,9 @@ import pytest
 
 from canasta_cli.core import PRESETS, apply, legal_moves, new_game, preset
 from canasta_cli.core.state import GameState
+from canasta_cli.hosting.referee import Referee
+from canasta_cli.hosting.replay import load_record, replay
 from canasta_cli.players import PLAYERS
-from canasta_cli.referee import Referee
-from canasta_cli.replay import load_record, replay
 from canasta_cli.seats.policy import PolicySeat
 
 
@@ -73,7 +73,7 @@ def _game(tmp: Path, monkeypatch: pytest.MonkeyPatch | None) -> tuple[list[list[
             assert kw["hand_log"] is True  # the referee asks for one hand held (no history seat)
             kw["hand_log"] = False
             return new_game(*args, **kw)
-        monkeypatch.setattr("canasta_cli.referee.new_game", whole_log)
+        monkeypatch.setattr("canasta_cli.hosting.referee.new_game", whole_log)
     rules = preset("classic").with_options(max_hands=8, target=10**9)
     heard: list[list[str]] = [[] for _ in range(4)]
     ref = Referee([PolicySeat(f"p{i}", _recording(i, heard[i])) for i in range(4)], rules,

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from canasta_cli.core import CLASSIC
-from canasta_cli.referee import Referee, TimeControl
-from canasta_cli.replay import load_record, replay
+from canasta_cli.hosting.referee import Referee, TimeControl
+from canasta_cli.hosting.replay import load_record, replay
 from canasta_cli.seats import SubprocessSeat, builtin_seat
 from canasta_cli.seats.base import Seat
 from canasta_cli.seats.transcript import TranscriptSeat
@@ -274,7 +274,7 @@ BOT_CHECK_EXTRA = [("hang-handshake", "TIMEOUT"), ("partial", "TIMEOUT"),
                          + BOT_CHECK_EXTRA)
 def test_bot_check_names_what_each_hostile_bot_got_wrong(tmp_path: Path, mode: str,
                                                         words: str) -> None:
-    from canasta_cli.botcheck import run_checks
+    from canasta_cli.botdev.check import run_checks
     pidfile = tmp_path / "pids"
     start = time.monotonic()
     # Bots that must time out sleep far past 0.5 s; the others answer, given all the time

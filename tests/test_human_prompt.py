@@ -144,7 +144,7 @@ def test_hot_seat_hand_over_clears_the_scrollback_too() -> None:
 
 
 def test_the_story_names_players_and_tells_a_pile_take_as_one_action() -> None:
-    from canasta_cli.event_text import story
+    from canasta_cli.ui.event_text import story
     from canasta_cli.ui.render import seat_labels
     labels = seat_labels(0, ["human", "builtin:greedy", "human:Ann", "x"], True)
     assert labels == ["You", "Left", "Ann", "Right"]
@@ -239,7 +239,7 @@ def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPat
     import json
 
     from canasta_cli.core import parse_deck_text
-    from canasta_cli.referee import Referee
+    from canasta_cli.hosting.referee import Referee
     from canasta_cli.seats import builtin_seat
     from canasta_cli.seats.human import HumanSeat, SharedTable
     lines = ("draw\nmeld K K K; meld Q Q Q; discard 9\nmeld K K K; meld A A A; discard 9\nlog\n"

@@ -1,6 +1,7 @@
-"""Imports run one way: core <- protocol <- players <- seats <- referee <- runners <- commands
-<- cli, and no module imports itself back through any path, not even from inside a function
-or under ``TYPE_CHECKING`` (every ``import`` statement in the package counts)."""
+"""Imports run one way through the rooms of the package, in the order ``ROOMS`` names them,
+and no module imports itself back through any path, not even from inside a function or under
+``TYPE_CHECKING`` (every ``import`` statement in the package counts).  Rooms of one step are
+siblings: neither imports the other."""
 
 from __future__ import annotations
 
@@ -9,23 +10,15 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "canasta_cli"
 
-# The layer of each top-level part of the package: a module may import only its own layer's
-# modules and those of lower layers.
-LAYERS: dict[str, int] = {
-    "core": 0,
-    "event_text": 1, "seat_names": 1, "private_files": 1, "records": 1, "safetext": 1, "build": 1,
-    "package_data": 1, "processes": 1, "seeds": 1,
-    "protocol": 2,
-    "players": 3,
-    "ui": 4,
-    "seats": 5,
-    "referee": 6,
-    "replay": 7, "match": 7, "play": 7, "botcheck": 7, "tournament": 7, "viewer": 7, "env": 7, "net": 7,
-    "saved_games": 7, "stats": 7, "lessons": 7,
-    "botask": 7, "botgames": 7, "ladder": 7, "starters": 1, "rare_deals": 7, "asktranscript": 7,
-    "commands": 8, "bench": 8,
-    "cli": 9, "__init__": 9,
-}
+# The rooms, lowest first; docs/architecture.md says what each serves.  A module may import its
+# own room's modules and those of rooms in lower steps.  ``__main__`` (the app, and
+# ``cli/__main__.py`` for ``python -m canasta_cli.cli``) is the entry point over them all.
+ROOMS: list[set[str]] = [
+    {"core"}, {"util"}, {"protocol"}, {"players"}, {"ui"}, {"seats"}, {"hosting"},
+    {"table", "botdev", "tournament", "env"}, {"ladder", "net"}, {"viewer"}, {"cli"}, {"bench"},
+    {"__main__"},
+]
+STEP: dict[str, int] = {room: step for step, rooms in enumerate(ROOMS) for room in rooms}
 
 
 def _module_name(path: Path) -> str:
@@ -35,9 +28,9 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """Every project module ``path`` imports, wherever the statement stands."""
-    name = _module_name(path)
+def _imports(path: Path, name: str | None = None) -> set[str]:
+    """Every project module ``path`` (the module ``name``) imports, wherever the statement stands."""
+    name = name or _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -68,21 +61,38 @@ def _graph() -> dict[str, set[str]]:
     return {_module_name(p): _imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _layer(module: str) -> int:
+def _room(module: str) -> str:
     parts = module.split(".")
-    return LAYERS[parts[1] if len(parts) > 1 else "__init__"]
+    if parts[-1] == "__main__":
+        return "__main__"
+    return parts[1] if len(parts) > 1 else "__init__"
 
 
-def test_every_module_has_a_layer() -> None:
-    missing = sorted({m.split(".")[1] for m in _graph() if "." in m} - set(LAYERS))
-    assert not missing, f"give these a layer in LAYERS: {missing}"
+def test_every_room_is_named_and_no_module_is_loose() -> None:
+    here = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    loose = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert not loose, f"put these modules in a room: {loose}"
+    assert here == set(STEP) - {"__main__"}, (
+        f"rooms without a step in ROOMS: {sorted(here - set(STEP))}; "
+        f"steps naming no room: {sorted(set(STEP) - {'__main__'} - here)}")
 
 
 def test_imports_run_one_way() -> None:
-    wrong = [f"{m} (layer {_layer(m)}) imports {t} (layer {_layer(t)})"
+    wrong = [f"{m} ({_room(m)}) imports {t} ({_room(t)})"
              for m, targets in _graph().items() for t in sorted(targets)
-             if t != "canasta_cli" and _layer(t) > _layer(m)]
+             if t != "canasta_cli" and _room(t) != _room(m) and STEP[_room(t)] >= STEP[_room(m)]]
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_rule_catches_an_import_against_the_order(tmp_path: Path) -> None:
+    """The scan sees an upward import wherever it stands: in a function, under TYPE_CHECKING."""
+    body = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..hosting import referee\n"
+            "def f() -> None:\n    from canasta_cli.cli import options\n")
+    path = tmp_path / "probe.py"
+    path.write_text(body, encoding="utf-8")
+    found = _imports(path, "canasta_cli.util.probe")
+    assert {"canasta_cli.hosting.referee", "canasta_cli.cli.options"} <= found
+    assert all(STEP[_room(t)] > STEP["util"] for t in found)
 
 
 def test_no_import_cycles() -> None:

@@ -20,11 +20,11 @@ import pexpect
 import pytest
 from typer.testing import CliRunner
 
-from canasta_cli.cli import app
-from canasta_cli.commands import bounds as limits
-from canasta_cli.processes import pid_alive
-from canasta_cli.safetext import csv_text, visible
+from canasta_cli.__main__ import app
+from canasta_cli.cli import bounds as limits
 from canasta_cli.seats.leftovers import run_dir, sweep_stale
+from canasta_cli.util.processes import pid_alive
+from canasta_cli.util.safetext import csv_text, visible
 
 CANASTA = shutil.which("canasta", path=os.path.dirname(sys.executable)) or "canasta"
 HANG_GUARD = 120  # seconds

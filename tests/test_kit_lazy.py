@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from canasta_cli.core import PRESETS
+from canasta_cli.hosting.referee import Referee
 from canasta_cli.protocol.messages import ActRequest, encode
-from canasta_cli.referee import Referee
 from canasta_cli.seats.base import Message, Seat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))

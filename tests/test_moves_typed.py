@@ -22,7 +22,6 @@ from helpers import play, setup
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st_
 
-from canasta_cli.build import engine_build
 from canasta_cli.core import (
     PRESETS,
     Add,
@@ -38,6 +37,7 @@ from canasta_cli.core import (
 )
 from canasta_cli.core import explain as explain_module
 from canasta_cli.core.state import Phase
+from canasta_cli.util.build import engine_build
 
 COMPILED = engine_build() == "compiled"
 

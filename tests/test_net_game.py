@@ -14,7 +14,7 @@ import pexpect
 from net_helpers import ROOT, TABLE, WAIT, choose, person, record_of, serve
 
 from canasta_cli.core import Ruleset
-from canasta_cli.referee import Referee
+from canasta_cli.hosting.referee import Referee
 from canasta_cli.seats.base import Message
 from canasta_cli.seats.policy import PolicySeat
 

@@ -22,11 +22,11 @@ import pytest
 from net_helpers import WAIT, Raw, Served, certificate, serve
 
 from canasta_cli.core import CLASSIC
+from canasta_cli.hosting.referee import TimeControl
 from canasta_cli.net.client import server_tls
 from canasta_cli.net.gallery import Gallery
 from canasta_cli.net.hub import Hub
 from canasta_cli.net.tokens import Guard, TokenBook
-from canasta_cli.referee import TimeControl
 
 RULES = CLASSIC.with_options(max_hands=1)
 JOINING = 8  # joining connections one address may hold (hub.MAX_JOINING)

@@ -11,10 +11,10 @@ import pytest
 from protocol_schema import SCHEMA_DIR, errors
 
 from canasta_cli.core import PRESETS
+from canasta_cli.hosting.referee import Referee
 from canasta_cli.players import GreedyPlayer, RandomPlayer
 from canasta_cli.protocol.messages import encode
 from canasta_cli.protocol.replies import decode_line
-from canasta_cli.referee import Referee
 from canasta_cli.seats import PolicySeat, builtin_seat
 from canasta_cli.seats.base import Message, Seat
 

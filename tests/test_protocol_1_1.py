@@ -16,8 +16,8 @@ from protocol_schema import errors
 
 from canasta_cli.core import PRESETS, Ruleset, observation
 from canasta_cli.core.facts import public_facts
-from canasta_cli.match import run_match
-from canasta_cli.referee import Referee, TimeControl
+from canasta_cli.hosting.match import run_match
+from canasta_cli.hosting.referee import Referee, TimeControl
 from canasta_cli.seats import builtin_seat
 from canasta_cli.seats.base import Message, Seat
 

@@ -8,7 +8,7 @@ from typing import Any
 from protocol_schema import errors
 
 from canasta_cli.core import CLASSIC
-from canasta_cli.referee import Referee, TimeControl
+from canasta_cli.hosting.referee import Referee, TimeControl
 from canasta_cli.seats import builtin_seat
 from canasta_cli.seats.base import Message, Seat, SeatFailure
 

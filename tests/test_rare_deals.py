@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from canasta_cli.botdev.rare_deals import rare_presets, stacked_deals
 from canasta_cli.core import GameState, Phase, apply, legal_moves
 from canasta_cli.core.events import PartnersFormed, RedThreeLaid
 from canasta_cli.core.moves import Meld
-from canasta_cli.rare_deals import rare_presets, stacked_deals
 
 ROOT = Path(__file__).resolve().parent.parent
 CANASTA = str(Path(sys.executable).parent / "canasta")

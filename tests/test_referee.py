@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from canasta_cli.core import CLASSIC, PRESETS, Ruleset
-from canasta_cli.referee import GameResult, Referee, TimeControl
-from canasta_cli.replay import load_record, replay
+from canasta_cli.hosting.referee import GameResult, Referee, TimeControl
+from canasta_cli.hosting.replay import load_record, replay
 from canasta_cli.seats import PolicySeat, SubprocessSeat, builtin_seat
 from canasta_cli.seats.base import Seat
 
@@ -230,7 +230,7 @@ def test_reports_are_per_game_and_a_dead_bot_stays_out_of_later_games(tmp_path: 
 
 
 def test_forfeit_policy_gives_no_retry() -> None:
-    from canasta_cli.referee import Referee as R
+    from canasta_cli.hosting.referee import Referee as R
     ref = R([broken("illegal"), *_others()], SHORT, FAST, on_failure="forfeit")
     try:
         result = ref.play(1, seed=5)

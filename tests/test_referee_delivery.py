@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from canasta_cli.core import CLASSIC, PRESETS, apply, legal_moves, new_game, observation
+from canasta_cli.hosting.referee import Referee, TimeControl
 from canasta_cli.protocol.messages import ActRequest, _dumps, act_message, encode, observation_wire
-from canasta_cli.referee import Referee, TimeControl
 from canasta_cli.seats import SubprocessSeat
 from canasta_cli.seats.base import Message, Seat
 from canasta_cli.seats.transcript import TranscriptSeat

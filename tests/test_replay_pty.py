@@ -11,9 +11,9 @@ from pathlib import Path
 import pexpect
 from typer.testing import CliRunner
 
-from canasta_cli.cli import app
-from canasta_cli.records import load_record
-from canasta_cli.replay import replay
+from canasta_cli.__main__ import app
+from canasta_cli.hosting.records import load_record
+from canasta_cli.hosting.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 PAUSE = "[Enter: next step, q: quit]"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from canasta_cli.cli import app
+from canasta_cli.__main__ import app
 
 ROOT = Path(__file__).resolve().parent.parent
 PAUSE = "[Enter: next step, q: quit]"

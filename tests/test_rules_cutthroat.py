@@ -10,7 +10,7 @@ from canasta_cli.core import PRESETS, Draw, GameState, TakePile, apply, legal_mo
 from canasta_cli.core.cards import VALUE_OF
 from canasta_cli.core.events import HandEnded
 from canasta_cli.core.moves import Discard
-from canasta_cli.event_text import describe_event
+from canasta_cli.ui.event_text import describe_event
 from canasta_cli.ui.render import Style, render_table
 
 CUT = PRESETS["three-player-cutthroat"]
@@ -226,7 +226,7 @@ def test_a_merged_meld_keeps_its_wild_cards_and_takes_no_more() -> None:
 def test_canasta_rules_describes_the_cutthroat_preset() -> None:
     from typer.testing import CliRunner
 
-    from canasta_cli.cli import app
+    from canasta_cli.__main__ import app
     result = CliRunner().invoke(app, ["rules", "-r", "three-player-cutthroat"])
     assert result.exit_code == 0, result.output
     assert "Ruleset: three-player-cutthroat" in result.output

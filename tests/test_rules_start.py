@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from canasta_cli.cli import app
+from canasta_cli.__main__ import app
 from canasta_cli.core import PRESETS, Ruleset, apply, legal_moves, new_game, observation
 from canasta_cli.core.deal import shuffled_deck
 from canasta_cli.core.events import HandStarted

@@ -91,7 +91,7 @@ def _normalised(text: str) -> list[str]:
 def _whole_path(text: str) -> str:
     """``text`` with the rules file's path whole: in an installed copy it is one word longer
     than a narrow screen, which the terminal breaks itself (no word cut by the program)."""
-    from canasta_cli.package_data import rules_file
+    from canasta_cli.util.package_data import rules_file
     path = str(rules_file())
     return re.sub("\n?".join(re.escape(c) for c in path), path, text)
 

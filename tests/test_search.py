@@ -14,14 +14,14 @@ import pytest
 from test_properties import _redeal
 from typer.testing import CliRunner
 
-from canasta_cli.cli import app
+from canasta_cli.__main__ import app
 from canasta_cli.core import PRESETS, GameState, apply, legal_moves, new_game
+from canasta_cli.hosting.referee import Referee
 from canasta_cli.players import PLAYERS
 from canasta_cli.players import search as search_mod
 from canasta_cli.players.inference import infer_factors
 from canasta_cli.players.search import Clock, SearchPlayer
 from canasta_cli.protocol.messages import ActRequest, act_message, encode, game_start_message
-from canasta_cli.referee import Referee
 from canasta_cli.seats import builtin_seat
 from canasta_cli.seats.policy import PolicySeat
 

@@ -9,8 +9,8 @@ from typing import Any, get_args
 import pytest
 import typer.main
 
-from canasta_cli.cli import app
-from canasta_cli.commands.options import (
+from canasta_cli.__main__ import app
+from canasta_cli.cli.options import (
     BANK_MS,
     BOX_OPTIONS,
     DECISION_MS,

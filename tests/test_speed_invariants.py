@@ -9,8 +9,8 @@ import random
 import pytest
 from typer.testing import CliRunner
 
+from canasta_cli.__main__ import app
 from canasta_cli.bench.corners import CORNERS
-from canasta_cli.cli import app
 from canasta_cli.core import PRESETS, apply, legal_moves, new_game, preset
 from canasta_cli.core.cards import KIND_VALUE
 from canasta_cli.core.feasibility import _exact_opening, _wild_values

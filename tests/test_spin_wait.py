@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from canasta_cli.core import CLASSIC
-from canasta_cli.referee import Referee, TimeControl
+from canasta_cli.hosting.referee import Referee, TimeControl
 from canasta_cli.seats import SubprocessSeat
 from canasta_cli.seats.subprocess_seat import SPIN_FLOOR
 

@@ -68,8 +68,8 @@ def test_a_kind_out_of_range_is_an_illegal_move_with_a_reason(move: object) -> N
 
 def test_every_refusal_is_one_family() -> None:
     from canasta_cli.core import CardParseError, DeckError, DeckFileError, NotationError, RulesError
+    from canasta_cli.hosting.records import RecordError
     from canasta_cli.protocol.replies import IllegalReply, ProtocolError
-    from canasta_cli.records import RecordError
     for error in (CardParseError, DeckError, DeckFileError, NotationError, RulesError,
                   IllegalMoveError, RecordError, ProtocolError, IllegalReply):
         assert issubclass(error, CanastaError), error
@@ -78,7 +78,7 @@ def test_every_refusal_is_one_family() -> None:
 
 
 def test_the_records_module_reads_what_it_writes(tmp_path: Path) -> None:
-    from canasta_cli.records import RecordError, RecordWriter, load_record
+    from canasta_cli.hosting.records import RecordError, RecordWriter, load_record
     path = tmp_path / "game.jsonl"
     record = RecordWriter(path)
     record.header(game=1, sealed=True)
@@ -100,7 +100,7 @@ def test_the_records_module_reads_what_it_writes(tmp_path: Path) -> None:
 def test_kit_path_names_the_kits_and_the_schemas() -> None:
     from typer.testing import CliRunner
 
-    from canasta_cli.cli import app
+    from canasta_cli.__main__ import app
     result = CliRunner().invoke(app, ["kit", "path"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
@@ -115,7 +115,7 @@ def test_kit_path_names_the_kits_and_the_schemas() -> None:
 
 def test_an_installed_copy_finds_its_data_inside_the_package(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from canasta_cli import package_data
+    from canasta_cli.util import package_data
     (tmp_path / "_data" / "bots").mkdir(parents=True)
     monkeypatch.setattr(package_data, "_PACKAGE", tmp_path)
     assert package_data.bots_dir() == tmp_path / "_data" / "bots"
@@ -125,7 +125,7 @@ def test_an_installed_copy_finds_its_data_inside_the_package(tmp_path: Path,
 def test_bot_check_without_a_command_checks_the_example_bot() -> None:
     from typer.testing import CliRunner
 
-    from canasta_cli.cli import app
+    from canasta_cli.__main__ import app
     result = CliRunner().invoke(app, ["bot", "check"])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("checking the example bot: ") and "random_bot.py" in result.output

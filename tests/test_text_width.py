@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import SAME_CANASTA
 
-from canasta_cli.package_data import rules_file
+from canasta_cli.util.package_data import rules_file
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAM = f"{shlex.quote(sys.executable)} -m canasta_cli.cli"  # program_command() for -m

@@ -247,7 +247,7 @@ def test_sprt_on_deals_counts_each_deal_once_by_its_seatings_together(tmp_path: 
 def test_a_cutthroat_tournament_plays_every_seating(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from canasta_cli.cli import app
+    from canasta_cli.__main__ import app
     result = CliRunner().invoke(app, ["tournament", "--bot", "g=builtin:greedy", "--bot",
                                       "r=builtin:random", "--rules", "three-player-cutthroat",
                                       "--games", "1", "--set", "max_hands=1", "--seed", "2",
@@ -262,7 +262,7 @@ def test_a_cutthroat_tournament_plays_every_seating(tmp_path: Path) -> None:
 def test_cli_writes_json_csv_and_a_table(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from canasta_cli.cli import app
+    from canasta_cli.__main__ import app
     result = CliRunner().invoke(app, ["tournament", "--bot", "greedy=builtin:greedy", "--bot",
                                       "random=builtin:random", "--games", "3", "--out",
                                       str(tmp_path), "--set", "max_hands=1", "--concurrency",

@@ -15,9 +15,9 @@ import pytest
 from viewer_games import CANASTA, HTML_BOT, SCRIPT_NAME, record_game, rows, run_tournament
 
 from canasta_cli.core import PRESETS, observation
-from canasta_cli.event_text import describe_event
-from canasta_cli.records import RecordError, load_record
+from canasta_cli.hosting.records import RecordError, load_record
 from canasta_cli.tournament.stats import Sprt
+from canasta_cli.ui.event_text import describe_event
 from canasta_cli.viewer.htmlsafe import page, script_json
 from canasta_cli.viewer.pagedata import CARD, expand, load_replay, replay_data
 from canasta_cli.viewer.replay_page import replay_html
@@ -103,7 +103,7 @@ def test_seat_option_opens_that_view_and_is_checked(tmp_path: Path) -> None:
 def _saved_game(tmp_path: Path) -> Path:
     """A record as a saved game that goes on later leaves it: sealed, no reveal, no result,
     its seed in a secret file."""
-    from canasta_cli.play import secrets_dir
+    from canasta_cli.table.session import secrets_dir
     record = record_game(tmp_path, "classic", seed=8)
     lines = load_record(record)
     reveal = next(ln for ln in lines if ln["type"] == "reveal")

@@ -12,7 +12,7 @@ from browser import Browser, find_chromium
 from viewer_games import CANASTA, HTML_BOT, SCRIPT_NAME, record_game, run_tournament
 
 from canasta_cli.core import PRESETS, observation
-from canasta_cli.records import load_record
+from canasta_cli.hosting.records import load_record
 from canasta_cli.viewer.pagedata import load_replay
 
 CHROMIUM = find_chromium()

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from canasta_cli.core import PRESETS
-from canasta_cli.referee import Referee
+from canasta_cli.hosting.referee import Referee
 from canasta_cli.seats import builtin_seat
 
 ROOT = Path(__file__).resolve().parent.parent

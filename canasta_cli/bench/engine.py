@@ -12,9 +12,9 @@ from typing import Annotated
 
 import typer
 
-from ..build import engine_build
-from ..commands.options import fail, load_rules
+from ..cli.options import fail, load_rules
 from ..core import PRESETS, Ruleset, apply, legal_moves, new_game
+from ..util.build import engine_build
 from .compare import CompareError, compare, summary
 
 

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ..commands.options import RulesOpt, load_rules
+from ..cli.options import RulesOpt, load_rules
 from ..core import Ruleset, apply, legal_moves, new_game
 
 

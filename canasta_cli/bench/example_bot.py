@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from .. import package_data
-from ..commands.options import fail
+from ..cli.options import fail
+from ..util import package_data
 
 BotOpt = Annotated[str, typer.Option(help="Bot command (default: bots/random_bot.py with this"
                                         " Python).")]

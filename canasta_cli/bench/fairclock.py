@@ -26,8 +26,8 @@ from typing import Annotated
 import typer
 
 from ..core import preset
+from ..hosting.referee import Referee, TimeControl
 from ..protocol.messages import ActRequest
-from ..referee import Referee, TimeControl
 from ..seats import box
 from ..seats.base import Message
 from ..seats.subprocess_seat import SubprocessSeat

@@ -21,7 +21,7 @@ from typing import Annotated, Any, cast
 
 import typer
 
-from ..commands.options import RulesOpt, load_rules
+from ..cli.options import RulesOpt, load_rules
 from ..core import apply, legal_moves, new_game
 from ..core.cards import KIND_OF, N_KINDS, parse_kind
 from ..core.determinize import determinize

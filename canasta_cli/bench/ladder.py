@@ -27,7 +27,7 @@ from typing import Annotated
 
 import typer
 
-from ..commands.exitcodes import plural
+from ..cli.exitcodes import plural
 from ..core import preset
 from ..ladder.store import Ladder
 from ..tournament.schedule import seatings

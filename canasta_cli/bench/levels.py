@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
-from ..commands.options import RulesOpt, fail, load_rules
+from ..cli.options import RulesOpt, fail, load_rules
+from ..hosting.referee import Referee
 from ..players import LEVELS, PLAYERS
-from ..referee import Referee
 from ..seats import builtin_seat
 from ..seats.base import Message, Seat
 from ..seats.policy import Policy, PolicySeat

@@ -55,7 +55,7 @@ def _timing(seat: Seat, into: list[float]) -> None:
 
 def _direct(bot: str, seed: int) -> list[float]:
     from ..core import CLASSIC
-    from ..referee import Referee, TimeControl
+    from ..hosting.referee import Referee, TimeControl
     from ..seats import SubprocessSeat, builtin_seat
     times: list[float] = []
     seat = SubprocessSeat(bot, name="bot")
@@ -72,8 +72,8 @@ def _direct(bot: str, seed: int) -> list[float]:
 
 def _through_table(bot: str, seed: int, tmp: Path) -> tuple[list[float], list[float]]:
     from ..core import CLASSIC
+    from ..hosting.referee import TimeControl
     from ..net.table import GamePlan, Table, TableOptions, build_seats, play_games
-    from ..referee import TimeControl
     specs = ["remote", "builtin:random", "builtin:random", "builtin:random"]
     table = Table(specs, seed, TableOptions(port=0, join_timeout_s=30.0), out=lambda t: None)
     table.start()
@@ -127,7 +127,7 @@ def bench_net_cmd(
     round and its median, the load average."""
     argv = bench_bot(bot)
     if argv[0].startswith("builtin:"):
-        from ..commands.options import fail
+        from ..cli.options import fail
         raise fail("bench net times a bot program: pass --bot 'COMMAND'")
     command = shlex.join(argv)
     typer.echo(f"load average at start: {os.getloadavg()[0]:.2f}; bot: {command}")

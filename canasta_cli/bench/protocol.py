@@ -17,11 +17,11 @@ from typing import Annotated
 
 import typer
 
-from ..commands.options import RulesOpt, fail, load_rules
+from ..cli.options import RulesOpt, fail, load_rules
 from ..core import CLASSIC, Ruleset
+from ..hosting.referee import Referee
 from ..protocol.messages import ActRequest, encode
 from ..protocol.statuses import SeatStatus
-from ..referee import Referee
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Message, Seat
 from ..seats.subprocess_seat import STDERR_TAIL

@@ -20,10 +20,10 @@ from typing import Annotated
 
 import typer
 
-from ..commands.options import RulesOpt, SetOpt, load_rules
+from ..cli.options import RulesOpt, SetOpt, load_rules
 from ..core import Ruleset, apply, legal_moves, new_game, parse_move
 from ..core.cards import KIND_OF
-from ..referee import Referee
+from ..hosting.referee import Referee
 from ..seats import builtin_seat
 from .engine import peak_memory_mb
 

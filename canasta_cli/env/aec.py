@@ -22,7 +22,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]
 from ..core import IllegalMoveError, Ruleset, apply, legal_moves, new_game, observation, preset
 from ..core.moves import Move
 from ..core.state import GameState, Phase
-from ..seeds import fresh_seed
+from ..util.seeds import fresh_seed
 from .actions import action_table
 from .observe import Encoder
 from .public import _HANDLERS

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..seeds import MAX_SEED
+from ..util.seeds import MAX_SEED
 
 MAX_ROW_ID = 10**12     # deals, runs and failures are numbered from 1; far fewer are ever made
 MAX_PID = 2**31

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Ruleset
+from ..hosting.records import MAX_RECORD as MAX_RECORD_TEXT
 from ..protocol.statuses import FAILURES, SeatStatus
-from ..records import MAX_RECORD as MAX_RECORD_TEXT
 from ..tournament.failures import STDERR_TAIL, replay_command
 from . import checked
 from .checked import Damage

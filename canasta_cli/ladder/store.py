@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ..private_files import InputFileError, private_database, read_input, write_private
-from ..processes import pid_alive
-from ..seeds import MAX_SEED, SEED_BITS, derive, fresh_seed
+from ..util.private_files import InputFileError, private_database, read_input, write_private
+from ..util.processes import pid_alive
+from ..util.seeds import MAX_SEED, SEED_BITS, derive, fresh_seed
 from . import checked, failures
 from .checked import Damage
 
@@ -97,7 +97,7 @@ def default_path() -> Path:
 def secrets_dir() -> Path:
     """Where the master seeds are kept: the sealed seeds' folder, which every command that
     starts a bot hides from it (``play.secrets_dir``)."""
-    from ..play import secrets_dir as sealed
+    from ..table.session import secrets_dir as sealed
     return sealed()
 
 

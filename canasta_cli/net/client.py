@@ -27,15 +27,15 @@ from functools import partial
 from typing import Any
 
 from ..core import Move, format_move
-from ..event_text import BY, MOVE_EVENTS, describe_event, only_cards, story
 from ..protocol.messages import PROTOCOL
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
-from ..safetext import visible
 from ..seats.base import Interrupted, Message
 from ..seats.human import HumanSeat, SharedTable
+from ..ui.event_text import BY, MOVE_EVENTS, describe_event, only_cards, story
 from ..ui.prompt import Terminal
 from ..ui.render import Style, render_hand_end, render_table, stream_style, watch_labels
 from ..ui.screen import fit
+from ..util.safetext import visible
 from .held import HeldView, client_view
 from .wire import LineTooLong, Splitter, join_message, line
 

@@ -40,7 +40,7 @@ def undo_by_default(specs: list[str]) -> bool:
     """As ``canasta play``: undo needs no ``--undo`` when one person plays with built-in
     players only (one remote seat, no person at the host's terminal), since nobody else at
     the table could object to a meld taken back."""
-    from ..seat_names import split_name
+    from ..util.seat_names import split_name
     commands = [split_name(s)[1] for s in specs]
     people = [c for c in commands if c in ("human", "remote") or c.startswith(
         ("human:", "remote:"))]

@@ -29,11 +29,11 @@ from typing import Any
 
 from ..core import NotationError, parse_move
 from ..core.cards import parse_kind
-from ..event_text import MOVE_EVENTS
 from ..protocol.messages import PROTOCOL, ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_MOVE_TEXT, ProtocolError, decode_line, request_id
 from ..seats.base import Message, Seat, SeatFailure
 from ..seats.sorting import ReplySorter
+from ..ui.event_text import MOVE_EVENTS
 from .held import MAX_HELD, held_view
 from .hub import Conn, Hub
 from .wire import line

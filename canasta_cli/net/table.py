@@ -15,15 +15,15 @@ from typing import Any
 from ..core import Ruleset
 from ..core.observation import public_observation
 from ..core.state import GameState
-from ..play import new_save_path, secret_path, secrets_dir
-from ..private_files import write_private
-from ..records import RecordWriter
-from ..referee import FailurePolicy, GameResult, Referee, TimeControl
+from ..hosting.records import RecordWriter
+from ..hosting.referee import FailurePolicy, GameResult, Referee, TimeControl
 from ..seats import make_seat
 from ..seats.base import Seat
 from ..seats.human import HumanSeat, SharedTable
 from ..seats.policy import builtin_seat
+from ..table.session import new_save_path, secret_path, secrets_dir
 from ..ui.commandline import command_line
+from ..util.private_files import write_private
 from .gallery import Gallery
 from .hub import Hub
 from .remote_seat import RemoteSeat

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..private_files import open_append, os_message
-from ..seat_names import split_name
+from ..util.private_files import open_append, os_message
+from ..util.seat_names import split_name
 from .base import Seat
 from .policy import builtin_seat
 from .subprocess_seat import SubprocessSeat

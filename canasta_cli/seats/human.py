@@ -12,12 +12,12 @@ from typing import Any, cast
 from ..core.cards import parse_kind
 from ..core.notation import NOTATION_HELP
 from ..core.reasons import GOES_ON
-from ..event_text import story
-from ..package_data import rules_file
 from ..protocol.messages import PROTOCOL, ActRequest
+from ..ui.event_text import story
 from ..ui.prompt import Choice, InputError, Terminal, check_input
 from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
 from ..ui.screen import fit, rows
+from ..util.package_data import rules_file
 from .base import Interrupted, Message, Seat
 
 _MOVES = NOTATION_HELP.split("\n\n", 1)[-1].rstrip()  # the table of moves, not the docstring's title

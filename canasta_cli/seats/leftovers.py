@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ..processes import pid_alive
+from ..util.processes import pid_alive
 
 PREFIX = "canasta-run-"
 _NAME = re.compile(r"canasta-run-(\d{1,10})-[A-Za-z0-9_]+")

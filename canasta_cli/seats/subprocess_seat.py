@@ -24,9 +24,9 @@ from collections import deque
 from pathlib import Path
 from typing import IO
 
-from ..private_files import open_append, os_message
 from ..protocol.messages import ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
+from ..util.private_files import open_append, os_message
 from .base import Message, Seat, SeatFailure
 from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, bwrap_path, containment, current, with_sandbox
 from .cgroups import BotCgroup

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, cast
 
-from ..private_files import open_private
 from ..protocol.messages import ActRequest
 from ..protocol.replies import quote
+from ..util.private_files import open_private
 from .base import Message, Seat, SeatFailure
 
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset, preset
-from ..private_files import write_private
 from ..protocol.statuses import SeatStatus
-from ..seat_names import split_name
+from ..util.private_files import write_private
+from ..util.seat_names import split_name
 
 FAILURES = "failures"
 STDERR_TAIL = 4096  # bytes of each failing bot's stderr kept with its failure

@@ -18,7 +18,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from ..private_files import (
+from ..util.private_files import (
     InputFileError,
     InTheWayError,
     open_regular,
@@ -26,7 +26,7 @@ from ..private_files import (
     read_input,
     write_private,
 )
-from ..seeds import MAX_SEED, fresh_seed
+from ..util.seeds import MAX_SEED, fresh_seed
 
 SEED_CAP = 4096  # bytes: seed.json holds one number
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from ..private_files import write_private
-from ..records import RecordWriter
-from ..referee import Referee
+from ..hosting.records import RecordWriter
+from ..hosting.referee import Referee
+from ..util.private_files import write_private
 
 RECORDS = "records"
 

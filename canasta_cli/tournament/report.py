@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
-from ..private_files import write_private
 from ..protocol.statuses import FAILURES
-from ..safetext import csv_text, visible
+from ..util.private_files import write_private
+from ..util.safetext import csv_text, visible
 from .runner import RunState, counted_rows, outcome
 from .runner import outcomes as game_outcomes
 from .stats import Sprt, SprtTally, cross_table, elo_with_error, standings, variance_saving

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..core import Ruleset
-from ..private_files import append_line, open_append, open_input, private_dir, write_private
+from ..hosting.referee import Referee, TimeControl
 from ..protocol.statuses import SeatStatus
-from ..referee import Referee, TimeControl
-from ..safetext import visible
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Seat
 from ..seats.box import BoxPolicy
 from ..seats.contain import die_with_parent
 from ..ui.commandline import program_command
+from ..util.private_files import append_line, open_append, open_input, private_dir, write_private
+from ..util.safetext import visible
 from .failures import STDERR_TAIL, replay_command, seat_reasons, write_failure
 from .rows import row_problem
 from .schedule import Format, Table, Task, schedule

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..core import Ruleset
-from ..seeds import derive, derived_bits
+from ..util.seeds import derive, derived_bits
 
 Format = Literal["round-robin", "gauntlet"]
 Table = Literal["pairs", "threes"]

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS as SYMBOLS
-from ..event_text import CardText, only_cards, story
-from ..seat_names import split_name
+from ..util.seat_names import split_name
+from .event_text import CardText, only_cards, story
 from .screen import choose, rows, tail_fitting
 from .screen import fit as fit  # re-exported: callers import it from here
 from .screen import visible_len as visible_len

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..ladder.rating import Rating
 from ..ladder.standings import RunPoint, history, standings
 from ..ladder.store import Ladder
-from ..safetext import visible
+from ..util.safetext import visible
 from .htmlsafe import esc, page
 from .report_page import _css, _table
 from .report_text import elo_lines, spark, wrap

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core import observation
-from ..event_text import describe_event, only_cards
-from ..records import RecordError, load_record, sealed_parts
-from ..replay import Replay, replay
+from ..hosting.records import RecordError, load_record, sealed_parts
+from ..hosting.replay import Replay, replay
+from ..ui.event_text import describe_event, only_cards
 from ..ui.render import Style
 
 CARD = only_cards(Style(color=False).card)  # events write cards as the table does: 6♥
@@ -33,7 +33,7 @@ def load_replay(path: Path) -> tuple[Replay, list[dict[str, Any]], bool]:
     secret = None
     public = False
     if sealed_parts(lines) is None and lines[0].get("secret"):
-        from ..play import load_secret
+        from ..table.session import load_secret
         secret = load_secret(path, lines)
         public = True
     return replay(lines, secret), lines, public

@@ -8,8 +8,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from ..private_files import write_private
-from ..records import RecordError
+from ..hosting.records import RecordError
+from ..util.private_files import write_private
 from .htmlsafe import page
 from .pagedata import load_replay, replay_data
 

@@ -12,8 +12,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from ..records import RecordError
-from ..safetext import visible
+from ..hosting.records import RecordError
+from ..util.safetext import visible
 from .htmlsafe import esc, page
 from .replay_page import write_replay_page, write_text
 from .svgplot import elo_plot, histogram, llr_plot

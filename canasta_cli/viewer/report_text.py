@@ -11,9 +11,9 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from ..safetext import visible
 from ..tournament import report
 from ..ui.render import plural
+from ..util.safetext import visible
 from .tourney import Tourney, failed_games
 
 BLOCKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"

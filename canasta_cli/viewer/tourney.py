@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
-from ..records import RecordError, load_record
+from ..hosting.records import RecordError, load_record
 from ..tournament.records import record_path
 from ..tournament.rows import shape_problem
 from ..tournament.runner import outcome

@@ -1,1 +1,0 @@
-"""The ``canasta`` commands: one module per command group, each with ``register(app)``."""
