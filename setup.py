@@ -81,7 +81,7 @@ def _extensions() -> list[object]:
     for old in (ROOT / "build" / "compiled").glob("lib*"):
         shutil.rmtree(old)
     # A C file per module (multi_file), compiled side by side (BuildExtSideBySide): half the
-    # build's time on two cores, and the same speed at run time (README, the compiled build).
+    # build's time on two cores, and the same speed at run time (docs/benchmarks.md, the compiled build).
     return list(mypycify(COMPILED, opt_level="3", multi_file=True,
                          target_dir="build/compiled/mypyc"))
 

@@ -373,6 +373,27 @@ def _answer(choice: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
                     f" {type(choice).__name__}")
 
 
+def _read(line: str, table: Table) -> dict[str, Any] | None:
+    """A line as a message to answer; None for an event (noted on ``table``: events are most
+    of what a bot reads, kept as text where they can be) and for a line that is no message."""
+    if line.startswith('{"type":"event",'):
+        table.note_line(line)
+        return None
+    msg = _act_of(line)
+    if msg is None:
+        try:
+            msg = _decode(line)
+        except ValueError:
+            return None
+    if not isinstance(msg, dict):
+        return None
+    if msg.get("type") == "event":
+        if isinstance(msg.get("event"), dict):
+            table.note(msg["event"])
+        return None
+    return msg
+
+
 def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple[str, ...] = ("annotations",),
         stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> list[dict[str, Any]]:
     """Play until ``bye`` (or the end of input); returns the results of ``match_end``."""
@@ -398,23 +419,11 @@ def run(choose: Choose, name: str = "canasta_kit bot", capabilities: tuple[str, 
             send({"type": "move", "id": rid, **answer})
 
     for line in stdin:
-        if line.startswith('{"type":"event",'):  # most of what a bot reads: kept as text
-            table.note_line(line)
-            continue
-        msg = _act_of(line)
+        msg = _read(line, table)
         if msg is None:
-            try:
-                msg = _decode(line)
-            except ValueError:
-                continue
-        if not isinstance(msg, dict):
             continue
         kind = msg.get("type")
-        # Events first: they are most of what a bot reads.
-        if kind == "event":
-            if isinstance(msg.get("event"), dict):
-                table.note(msg["event"])
-        elif kind == "act":
+        if kind == "act":
             request = msg
             budget = int(msg.get("deadline_ms", 1000)) + int(msg.get("bank_ms", 0))
             _deadline[0] = time.monotonic() + budget / 1000.0

@@ -23,11 +23,13 @@ from canasta_cli.core import Ruleset
 from canasta_cli.hosting.referee import GameResult, TimeControl
 from canasta_cli.net.table import (
     GamePlan,
+    GameSeries,
     Table,
     TableOptions,
     build_seats,
     play_games,
 )
+from canasta_cli.seats.box import DEFAULT_POLICY
 
 ROOT = Path(__file__).resolve().parent.parent
 CANASTA = str(Path(sys.executable).with_name("canasta"))
@@ -49,7 +51,7 @@ class Served:
         self.table.start()
         self.port = self.table.hub.port
         self.record = tmp / "game.jsonl"
-        seats = build_seats(self.table, specs, seed, tmp / "logs", None, False)
+        seats = build_seats(self.table, specs, seed, tmp / "logs", None, DEFAULT_POLICY)
         first = GamePlan(seed, self.record, decks, dealer)
         self.results: list[GameResult] = []
         self.error: BaseException | None = None
@@ -57,9 +59,9 @@ class Served:
         def run() -> None:
             try:
                 self.table.wait_joined()
-                self.results += play_games(self.table, seats, rules, tc or TimeControl(),
-                                           "default", lambda g: first if g == 1 else None,
-                                           lambda r, p: None)
+                games = GameSeries(rules, lambda g: first if g == 1 else None,
+                                   tc or TimeControl())
+                self.results += play_games(self.table, seats, games, lambda r, p: None)
             except BaseException as exc:  # reported by finish()
                 self.error = exc
 

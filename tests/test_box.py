@@ -27,7 +27,7 @@ from canasta_cli.hosting.referee import Referee, TimeControl
 from canasta_cli.protocol.messages import ActRequest
 from canasta_cli.seats import builtin_seat, cgroups
 from canasta_cli.seats.base import Message
-from canasta_cli.seats.box import BoxPolicy, box_kind, containment
+from canasta_cli.seats.box import DEFAULT_POLICY, BoxPolicy, box_kind, containment
 from canasta_cli.seats.subprocess_seat import SubprocessSeat
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +42,7 @@ needs_cgroups = pytest.mark.skipif(not cgroups.available(),
                                    reason="this user cannot create control groups here")
 
 
-def prisoner(*args: str, box: BoxPolicy | None = None) -> SubprocessSeat:
+def prisoner(*args: str, box: BoxPolicy = DEFAULT_POLICY) -> SubprocessSeat:
     return SubprocessSeat([sys.executable, PRISONER, *args], name=f"prisoner:{args[0]}",
                           box=box)
 
@@ -131,7 +131,7 @@ def test_a_boxed_bot_reaches_no_network_no_file_no_terminal(tmp_path: Path,
 
 @needs_box
 def test_a_bot_cannot_signal_the_referee(tmp_path: Path) -> None:
-    for policy in (None, BoxPolicy(mode="unboxed")):
+    for policy in (DEFAULT_POLICY, BoxPolicy(mode="unboxed")):
         report = play(prisoner("killall", box=policy))
         assert report["_seat"]["status"] == "OK"  # and this process is still here to say so
 

@@ -41,6 +41,7 @@ from canasta_cli.tournament.rows import row_problem, rows_problem  # noqa: E402
 from canasta_cli.tournament.runner import (  # noqa: E402
     Config,
     InlineExecutor,
+    TournamentPlan,
     play_tasks,
     run_tournament,
 )
@@ -416,8 +417,8 @@ def test_workers_get_the_deal_seeds_of_their_games_only(tmp_path: Path) -> None:
             sent.append(args)
             return super().submit(fn, *args)
 
-    run_tournament({"a": "builtin:greedy", "b": "builtin:random"}, "round-robin", 2,
-                   ONE_HAND, master, tmp_path, Recording(), 1)
+    run_tournament(TournamentPlan({"a": "builtin:greedy", "b": "builtin:random"}, "round-robin",
+                                  2, ONE_HAND, master, tmp_path), Recording())
     assert sent
     for tasks, config in sent:
         assert str(master) not in json.dumps(asdict(config))

@@ -221,12 +221,13 @@ def test_after_a_timeout_the_bot_still_hears_the_game_and_its_late_reply_costs_n
 
 
 def test_a_bot_that_never_reads_is_dropped_when_its_backlog_is_too_big() -> None:
-    seat = SubprocessSeat([sys.executable, HOSTILE, "hang-handshake"], pending_limit=1 << 20)
+    seat = SubprocessSeat([sys.executable, HOSTILE, "hang-handshake"])
+    seat.pending_limit = 1 << 20
     from canasta_cli.seats import SeatFailure
     with pytest.raises(SeatFailure):
         seat.start({"type": "hello"}, 0.3)  # it never answers: the seat is out
-    seat = SubprocessSeat([sys.executable, str(ROOT / "tests" / "bots" / "broken.py"), "noread"],
-                          pending_limit=1 << 20)
+    seat = SubprocessSeat([sys.executable, str(ROOT / "tests" / "bots" / "broken.py"), "noread"])
+    seat.pending_limit = 1 << 20
     seat.start({"type": "hello"}, 5.0)
     start = time.monotonic()
     for _ in range(20):
@@ -304,14 +305,14 @@ def test_bot_check_on_the_command_line_prints_no_traceback(tmp_path: Path) -> No
 @pytest.mark.parametrize("mode", ["hang-handshake", "crash-handshake", "garbage-ready"])
 def test_tournament_counts_handshake_failures_and_leaves_no_process(tmp_path: Path,
                                                                    mode: str) -> None:
-    from canasta_cli.tournament.runner import InlineExecutor, run_tournament
+    from canasta_cli.tournament.runner import InlineExecutor, TournamentPlan, run_tournament
     pidfile = tmp_path / "pids"
     bots = {"bad": f"{sys.executable} {HOSTILE} {mode} {pidfile}", "rnd": "builtin:random"}
     tc = TimeControl(startup_ms=400, decision_ms=500, bank_ms=500, margin_ms=50)
     executor = InlineExecutor()
     try:
-        state = run_tournament(bots, "round-robin", 2, SHORT, 1, tmp_path / "out", executor, 1,
-                               time_control=tc)
+        state = run_tournament(TournamentPlan(bots, "round-robin", 2, SHORT, 1, tmp_path / "out",
+                                              time_control=tc), executor)
     finally:
         executor.close()
     rows = [json.loads(x) for x in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]

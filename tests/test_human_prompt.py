@@ -172,11 +172,11 @@ def test_the_end_of_a_hand_tells_how_it_ended() -> None:
     import json as _json
     from pathlib import Path as _Path
 
-    from canasta_cli.ui.render import render_hand_end
+    from canasta_cli.ui.render import Side, render_hand_end
     example = _Path(__file__).resolve().parent.parent / "protocol" / "examples" / "valid"
     event = _json.loads((example / "event.hand_ended.json").read_text())["event"]
-    text = render_hand_end(event, 0, True, Style(color=False),
-                           ["You", "Left", "Partner", "Right"], ["Partner goes out"])
+    text = render_hand_end(event, Side(0, True, ["You", "Left", "Partner", "Right"]),
+                           Style(color=False), ["Partner goes out"])
     lines = text.splitlines()
     assert lines[0] == "== Hand 1 is over: Partner went out =="
     assert "Partner goes out" in text
@@ -239,7 +239,7 @@ def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPat
     import json
 
     from canasta_cli.core import parse_deck_text
-    from canasta_cli.hosting.referee import Referee
+    from canasta_cli.hosting.referee import GameStart, Referee
     from canasta_cli.seats import builtin_seat
     from canasta_cli.seats.human import HumanSeat, SharedTable
     lines = ("draw\nmeld K K K; meld Q Q Q; discard 9\nmeld K K K; meld A A A; discard 9\nlog\n"
@@ -252,7 +252,7 @@ def test_the_human_seat_plays_a_checked_line_whole(monkeypatch: pytest.MonkeyPat
                             CLASSIC, dealer=3, seed=1)
     ref = Referee(seats, CLASSIC.with_options(max_hands=1))
     record = tmp_path / "game.jsonl"
-    result = ref.play(1, seed=1, decks=decks, dealer=3, record_file=record)
+    result = ref.play(1, 1, GameStart(decks, 3), record)
     text = out.getvalue()
     assert "refused: nothing was played: 'meld Q Q Q' (move 2 of 3)" in text
     assert result.reason == "saved"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from canasta_cli.cli.learn import PRAISE
 from canasta_cli.core import PRESETS, format_move, legal_moves
+from canasta_cli.table.coach import PRAISE
 from canasta_cli.table.lessons import LESSONS
 from canasta_cli.ui.render import PAIRS_LABELS, SIX_LABELS, seat_labels
 

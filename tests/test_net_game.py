@@ -14,7 +14,7 @@ import pexpect
 from net_helpers import ROOT, TABLE, WAIT, choose, person, record_of, serve
 
 from canasta_cli.core import Ruleset
-from canasta_cli.hosting.referee import Referee
+from canasta_cli.hosting.referee import GameStart, Referee
 from canasta_cli.seats.base import Message
 from canasta_cli.seats.policy import PolicySeat
 
@@ -37,7 +37,7 @@ def _local_record(lines: list[dict[str, Any]], path: Path) -> list[dict[str, Any
         return PolicySeat(f"script{seat}", policy)
 
     ref = Referee([script(i) for i in range(rules.players)], rules)
-    ref.play(1, seed=seed, dealer=header["dealer"], record_file=path)
+    ref.play(1, seed, GameStart(dealer=header["dealer"]), path)
     ref.close()
     return record_of(path)
 

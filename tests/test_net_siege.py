@@ -25,7 +25,7 @@ from canasta_cli.core import CLASSIC
 from canasta_cli.hosting.referee import TimeControl
 from canasta_cli.net.client import server_tls
 from canasta_cli.net.gallery import Gallery
-from canasta_cli.net.hub import Hub
+from canasta_cli.net.hub import Hub, Listening
 from canasta_cli.net.tokens import Guard, TokenBook
 
 RULES = CLASSIC.with_options(max_hands=1)
@@ -38,7 +38,7 @@ PATIENT = TimeControl(decision_ms=WAIT * 4000)  # the tests' bots may be slow: a
 def _hub(handshake_s: float, guard: Guard | None = None,
          tls: ssl.SSLContext | None = None) -> Hub:
     """A hub alone (no game), its spectators' token leading to a gallery."""
-    hub = Hub(TokenBook.fresh([True]), handshake_s=handshake_s, guard=guard, tls=tls)
+    hub = Hub(TokenBook.fresh([True]), Listening(tls=tls, handshake_s=handshake_s, guard=guard))
     hub.targets[("watch", -1)] = Gallery(hub)
     hub.start()
     return hub

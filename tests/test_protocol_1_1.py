@@ -16,7 +16,7 @@ from protocol_schema import errors
 
 from canasta_cli.core import PRESETS, Ruleset, observation
 from canasta_cli.core.facts import public_facts
-from canasta_cli.hosting.match import run_match
+from canasta_cli.hosting.match import MatchPlan, run
 from canasta_cli.hosting.referee import Referee, TimeControl
 from canasta_cli.seats import builtin_seat
 from canasta_cli.seats.base import Message, Seat
@@ -126,8 +126,8 @@ def test_old_and_new_bots_play_one_match(tmp_path: Path) -> None:
     seats = [f"{PY} {ROOT / 'tests' / 'bots' / 'v1_bot.py'}",
              f"{PY} {ROOT / 'tests' / 'bots' / 'kit_all.py'} {ROOT / 'bots' / 'canasta_kit.py'}",
              f"{PY} {ROOT / 'bots' / 'random_bot.py'}", "builtin:greedy"]
-    result = run_match(seats, RULES, 2, 5, tmp_path / "rec", TimeControl(), "default",
-                       tmp_path / "tr")
+    result = run(MatchPlan(tuple(seats), RULES, 2, 5, tmp_path / "rec", TimeControl(), "default",
+                           tmp_path / "tr"))
     assert [s["status"] for s in result.seat_summary()] == ["OK"] * 4, result.seat_summary()
     v1 = [json.loads(x) for x in (tmp_path / "tr" / "seat0.jsonl").read_text().splitlines()]
     kit = [json.loads(x) for x in (tmp_path / "tr" / "seat1.jsonl").read_text().splitlines()]
@@ -235,10 +235,16 @@ def test_public_facts_name_only_what_the_seat_may_know() -> None:
             st = apply(st, rng.choice(legal_moves(st)))
 
 
-def test_the_readme_lists_every_option_the_protocol_documents() -> None:
-    readme = (ROOT / "README.md").read_text()
-    table = "\n".join(ln for ln in readme.splitlines() if ln.startswith("| `canasta "))
+def test_the_docs_list_every_option_the_protocol_documents() -> None:
+    """Every option protocol/README.md names is in a command's synopsis on a docs page (the
+    ```text blocks that start with ``canasta ``; tests/test_docs_pages.py holds each synopsis
+    to its command's --help)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    listed: set[str] = set()
+    for page in pages:
+        for block in re.findall(r"^```text\n(canasta .*?)^```", page.read_text(), re.S | re.M):
+            listed |= set(re.findall(r"--[a-z][a-z0-9-]*", block))
     protocol = (ROOT / "protocol" / "README.md").read_text()
     options = set(re.findall(r"(--[a-z][a-z-]+)", protocol))
-    missing = sorted(o for o in options if o not in table)
+    missing = sorted(options - listed)
     assert not missing, missing

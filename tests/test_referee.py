@@ -132,7 +132,8 @@ def test_broken_bot_gets_a_status_and_the_game_and_record_survive(
 
 def test_stderr_flood_is_capped_and_the_bot_plays_on(tmp_path: Path) -> None:
     log = tmp_path / "seat0.log"
-    seat = SubprocessSeat([PY, BROKEN, "stderr"], stderr_log=log, stderr_limit=200_000)
+    seat = SubprocessSeat([PY, BROKEN, "stderr"], stderr_log=log)
+    seat.stderr_limit = 200_000
     result = play([seat, *_others()])
     assert result.seats[0]["status"] == "OK"
     text = log.read_bytes()

@@ -17,6 +17,7 @@ from canasta_cli.core import PRESETS
 from canasta_cli.tournament.runner import (
     InlineExecutor,
     LocalExecutor,
+    TournamentPlan,
     counted_rows,
     outcome,
     run_tournament,
@@ -113,7 +114,8 @@ def test_sprt_matches_the_textbook_bounds() -> None:
 def _run(out: Path, k: int, bots: dict[str, str] = BUILTIN, deals: int = 4, sprt=None):  # type: ignore[no-untyped-def]
     ex = LocalExecutor(k) if k > 1 else InlineExecutor()
     try:
-        return run_tournament(bots, "round-robin", deals, ONE_HAND, 11, out, ex, k, sprt)
+        return run_tournament(TournamentPlan(bots, "round-robin", deals, ONE_HAND, 11, out, k, sprt),
+                              ex)
     finally:
         ex.close()
 
@@ -202,7 +204,7 @@ def test_a_crashing_bot_is_counted_not_fatal(tmp_path: Path) -> None:
     rows = counted_rows(state)
     assert len(rows) == 4
     from canasta_cli.tournament import report
-    summary = report.summarize(state, bots, ONE_HAND, "round-robin", 2, 11, None)
+    summary = report.summarize(state, TournamentPlan(bots, "round-robin", 2, ONE_HAND, 11, tmp_path))
     fails = {s["bot"]: s["failures"] for s in summary["standings"]}
     assert fails["exiter"]["CRASHED"] >= 1 and fails["greedy"]["CRASHED"] == 0
 
@@ -237,7 +239,8 @@ def test_sprt_on_deals_counts_each_deal_once_by_its_seatings_together(tmp_path: 
         if test.decide(wins, losses) and crossed is None:
             crossed = i
     assert crossed == len(sums) - 1  # it stopped at the first deal that decided, not later
-    summary = report.summarize(state, BUILTIN, ONE_HAND, "round-robin", 60, 11, test)
+    summary = report.summarize(state, TournamentPlan(BUILTIN, "round-robin", 60, ONE_HAND, 11,
+                                                     tmp_path, sprt=test))
     assert summary["sprt"]["unit"] == "deal" and summary["sprt"]["after_deals"] == len(sums)
     text = report.render(summary)
     assert "SPRT on deals won over both seatings: the first bot is stronger" in text
@@ -294,8 +297,8 @@ def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
                                   dashboard_address=None) as cluster:
         ex = DaskExecutor(cluster.scheduler_address, client=distributed.Client(cluster))
         try:
-            state = run_tournament(bots, "round-robin", 2, ONE_HAND, 11, tmp_path / "dask",
-                                   ex, 2)
+            state = run_tournament(TournamentPlan(bots, "round-robin", 2, ONE_HAND, 11,
+                                                  tmp_path / "dask", 2), ex)
         finally:
             ex.close()
     rows = counted_rows(state)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.errors import CanastaError
+
 # Runs inside the measured revision: only the core API every revision has.
 _PLAYER = r'''
 import hashlib, json, random, sys, time
@@ -52,7 +54,7 @@ print(json.dumps({"hands": played, "decisions": decisions, "seconds": seconds, "
 '''
 
 
-class CompareError(RuntimeError):
+class CompareError(CanastaError, RuntimeError):
     """The other revision cannot be checked out or run."""
 
 

@@ -80,19 +80,29 @@ class FairRound:
     ponder_ms: float
 
 
-def _median_decision(script: Path, opponent: str, policy: box.BoxPolicy, cpu_ms: float,
-                     children: int, hands: int, seed: int) -> float:
-    py = sys.executable
-    honest = _Timed([py, str(script), "honest", str(cpu_ms), "0"], name="honest", spin_us=0,
-                    box=policy)
+@dataclass(frozen=True)
+class _Setup:
+    """What every figure plays: the bots' ``script``, the honest bot's CPU time per decision,
+    the burner's children, and the one-hand games per figure."""
+
+    script: Path
+    cpu_ms: float
+    children: int
+    hands: int
+
+
+def _median_decision(setup: _Setup, opponent: str, policy: box.BoxPolicy, seed: int) -> float:
+    py, script = sys.executable, setup.script
+    honest = _Timed([py, str(script), "honest", str(setup.cpu_ms), "0"], name="honest",
+                    spin_us=0, box=policy)
     honest.times = []
-    other = SubprocessSeat([py, str(script), opponent, "0", str(children)], name=opponent,
-                           spin_us=0, box=policy)
+    other = SubprocessSeat([py, str(script), opponent, "0", str(setup.children)],
+                           name=opponent, spin_us=0, box=policy)
     rules = preset("two-player").with_options(max_hands=1)
     tc = TimeControl(startup_ms=20_000, decision_ms=20_000, bank_ms=20_000)
     ref = Referee([honest, other], rules, tc)
     try:
-        for g in range(hands):
+        for g in range(setup.hands):
             ref.play(g + 1, seed=seed + g)
     finally:
         ref.close()
@@ -104,14 +114,14 @@ def run(rounds: int = 3, cpu_ms: float = 100.0, children: int = 4, hands: int = 
     """Interleaved rounds on CPU ``cpu`` alone (this process and every bot it starts)."""
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {cpu})
-    base = box.current()
+    base = box.DEFAULT_POLICY
     out = []
     with tempfile.TemporaryDirectory(prefix="canasta-fair-") as tmp:
         script = Path(tmp) / "fairbot.py"
         script.write_text(_BOT)
+        setup = _Setup(script, cpu_ms, children, hands)
         for r in range(rounds):
-            figures = [_median_decision(script, opp, replace(base, ponder=ponder), cpu_ms,
-                                        children, hands, seed + 100 * r)
+            figures = [_median_decision(setup, opp, replace(base, ponder=ponder), seed + 100 * r)
                        for opp, ponder in (("quiet", False), ("burner", False),
                                            ("burner", True))]
             out.append(FairRound(*figures))
@@ -138,7 +148,7 @@ def box_cost(bot: list[str], games: int = 10, rounds: int = 3, seed: int = 0) ->
     for r in range(rounds):
         rates: dict[str, float] = {}
         for mode in modes:
-            policy = replace(box.current(), mode=mode)
+            policy = replace(box.DEFAULT_POLICY, mode=mode)
             t0 = time.perf_counter()
             for g in range(games):
                 seats = [SubprocessSeat(bot, name=f"bot{i}", spin_us=0, box=policy)

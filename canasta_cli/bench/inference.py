@@ -41,10 +41,12 @@ def _kinds(cards: list[str]) -> Counter[int]:
     return Counter(parse_kind(c) for c in cards)
 
 
-def _loglik(st: GameState, seat: int, obs: dict[str, Any], history: list[dict[str, Any]],
+def _loglik(st: GameState, obs: dict[str, Any], history: list[dict[str, Any]],
             rules: Ruleset, deals: int, rng: random.Random) -> tuple[float, float, float, int]:
-    """Log-likelihood summed over the true hidden cards of the other hands: exact uniform,
-    uniform deals, inferred deals; and the number of those cards."""
+    """Log-likelihood summed over the true hidden cards of the hands other than the deciding
+    seat's (``st.actor``: ``obs`` and ``history`` are its messages): exact uniform, uniform
+    deals, inferred deals; and the number of those cards."""
+    seat = st.actor
     facts = public_facts(history, obs, rules.decks)
     unseen: Counter[int] = Counter()
     for text, n in facts["unseen"].items():
@@ -113,8 +115,7 @@ def bench_inference_cmd(
             msg = cast(dict[str, Any], act_message(g + 1, request, st, moves, 1000, 0).message())
             seat = st.actor
             if len(moves) > 1 and request % every == 0:
-                rows.append(_loglik(st, seat, msg["observation"], histories[seat], r, deals,
-                                    rng))
+                rows.append(_loglik(st, msg["observation"], histories[seat], r, deals, rng))
             reply = players[seat](msg)
             assert reply is not None
             st = apply(st, moves[int(reply["index"])])

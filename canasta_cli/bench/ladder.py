@@ -27,10 +27,10 @@ from typing import Annotated
 
 import typer
 
-from ..cli.exitcodes import plural
 from ..core import preset
 from ..ladder.store import Ladder
 from ..tournament.schedule import seatings
+from ..util.words import plural
 from .example_bot import BotOpt, bench_bot
 
 ARMS = ("ladder", "ladder's games", "tournament", "tournament's games")
@@ -81,9 +81,9 @@ def _bookkeeping(path: Path, bots: dict[str, str], rules: dict[str, object], see
 def _arms(command: str, opponent: str, deals: int, rules_name: str, seed: int
           ) -> tuple[_Clock, float]:
     from ..ladder.rating import ratings
-    from ..ladder.run import play_deal, run_ladder
+    from ..ladder.run import LadderPlan, play_deal, run_ladder
     from ..ladder.store import Deal
-    from ..tournament.runner import Config, InlineExecutor, play_task, run_tournament
+    from ..tournament.runner import Config, InlineExecutor, TournamentPlan, play_task, run_tournament
     from ..tournament.schedule import schedule
     rules = preset(rules_name).with_options(max_hands=1)
     bots = {"mine": command, "other": opponent}
@@ -95,7 +95,7 @@ def _arms(command: str, opponent: str, deals: int, rules_name: str, seed: int
             ladder.add(name, cmd)
         kept, master = ladder.settings(rules.to_dict(), seed)
         clock.start()
-        run_ladder(ladder, rules, master, deals, 1, config)
+        run_ladder(ladder, LadderPlan(rules, master, deals, config))
         ratings(sorted(bots), ladder.results())  # as ladder run prints them
         clock.stop("ladder")
         played = _deals(ladder)
@@ -109,8 +109,8 @@ def _arms(command: str, opponent: str, deals: int, rules_name: str, seed: int
         executor = InlineExecutor()
         clock.start()
         try:
-            run_tournament(bots, "round-robin", deals, rules, seed, Path(tmp) / "t",
-                           executor, 1)
+            run_tournament(TournamentPlan(bots, "round-robin", deals, rules, seed,
+                                          Path(tmp) / "t"), executor)
         finally:
             executor.close()
         clock.stop("tournament")

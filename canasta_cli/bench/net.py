@@ -72,8 +72,8 @@ def _direct(bot: str, seed: int) -> list[float]:
 
 def _through_table(bot: str, seed: int, tmp: Path) -> tuple[list[float], list[float]]:
     from ..core import CLASSIC
-    from ..hosting.referee import TimeControl
-    from ..net.table import GamePlan, Table, TableOptions, build_seats, play_games
+    from ..net.table import GamePlan, GameSeries, Table, TableOptions, build_seats, play_games
+    from ..seats.box import DEFAULT_POLICY
     specs = ["remote", "builtin:random", "builtin:random", "builtin:random"]
     table = Table(specs, seed, TableOptions(port=0, join_timeout_s=30.0), out=lambda t: None)
     table.start()
@@ -84,11 +84,11 @@ def _through_table(bot: str, seed: int, tmp: Path) -> tuple[list[float], list[fl
     times: list[float] = []
     try:
         table.wait_joined()
-        seats = build_seats(table, specs, seed, tmp, None, False)
+        seats = build_seats(table, specs, seed, tmp, None, DEFAULT_POLICY)
         _timing(seats[0], times)
         plan = GamePlan(seed, tmp / f"game-{seed}.jsonl")
-        play_games(table, seats, CLASSIC.with_options(max_hands=1), TimeControl(), "default",
-                   lambda g: plan if g == 1 else None, lambda r, p: None)
+        games = GameSeries(CLASSIC.with_options(max_hands=1), lambda g: plan if g == 1 else None)
+        play_games(table, seats, games, lambda r, p: None)
         rtts = list(table.remote[0].rtts)
     finally:
         table.close()

@@ -10,7 +10,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 from typing import Annotated
@@ -23,7 +23,7 @@ from ..hosting.referee import Referee
 from ..protocol.messages import ActRequest, encode
 from ..protocol.statuses import SeatStatus
 from ..seats import SubprocessSeat, builtin_seat
-from ..seats.base import Message, Seat
+from ..seats.base import Message
 from ..seats.subprocess_seat import STDERR_TAIL
 from .example_bot import BotOpt, bench_bot, bots_dir
 from .timed_bot import MARK
@@ -110,6 +110,127 @@ def _percentile(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
 
 
+@dataclass
+class _Capture:
+    """What the timed bot's seats note of each request of a game (cleared each round)."""
+
+    batches: list[tuple[int, bytes]] = field(default_factory=list)
+    # per request: how long that bot had been idle (s)
+    idles: list[float] = field(default_factory=list)
+    builds: list[float] = field(default_factory=list)
+    exchanges: list[float] = field(default_factory=list)
+    answered: dict[int, float] = field(default_factory=dict)
+    # per request: the same seat as the request before
+    again: list[bool] = field(default_factory=list)
+    last_seat: int = -1
+
+    def clear(self) -> None:
+        self.batches.clear()
+        self.idles.clear()
+        self.answered.clear()
+        self.builds.clear()
+        self.exchanges.clear()
+        self.again.clear()
+        self.last_seat = -1
+
+
+class _Capturing(SubprocessSeat):
+    """A seat of the bot timed: each request's bytes (the very ones written) and the times
+    of its parts go to ``capture``."""
+
+    capture: _Capture
+
+    def act(self, request: ActRequest, timeout: float) -> Message:
+        c = self.capture
+        t0 = time.perf_counter()
+        c.idles.append(t0 - c.answered.get(request.seat, t0))
+        c.again.append(request.seat == c.last_seat)
+        c.last_seat = request.seat
+        wire = encode(request)  # made here, kept in the request: the seat reuses it
+        t1 = time.perf_counter()
+        c.batches.append((request.seat, bytes(self._out) + wire))
+        t2 = time.perf_counter()
+        try:
+            return super().act(request, timeout)
+        finally:
+            c.answered[request.seat] = time.perf_counter()
+            c.builds.append((t1 - t0) * 1000)
+            c.exchanges.append((time.perf_counter() - t2) * 1000)
+
+
+@dataclass
+class _Rounds:
+    """The rounds of ``bench_protocol`` and what they gather: each a game through ``ref``
+    (its seats noting into ``capture``), its requests through the echo, then the deal
+    through ``bare`` (the bare bot in every seat)."""
+
+    ref: Referee
+    bare: Referee
+    capture: _Capture
+    players: int
+    spin_us: int
+    trips: list[float] = field(default_factory=list)
+    floor: list[float] = field(default_factory=list)
+    floor4: list[float] = field(default_factory=list)
+    idle_floor: list[float] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)
+    ratios4: list[float] = field(default_factory=list)
+    sub_s: float = 0.0
+    builds: list[float] = field(default_factory=list)
+    exchanges: list[float] = field(default_factory=list)
+    rest: list[float] = field(default_factory=list)
+    split: dict[bool, tuple[list[float], list[float]]] = field(
+        default_factory=lambda: {True: ([], []), False: ([], [])})
+    bare_trips: list[float] = field(default_factory=list)
+    bare_ratios: list[float] = field(default_factory=list)
+
+    def play(self, g: int, seed: int) -> None:
+        """Round ``g``: the game, its requests through the echo, the deal of the bare bots."""
+        c, ref, n, spin_us = self.capture, self.ref, self.players, self.spin_us
+        c.clear()
+        before = len(ref.round_trips_ms)
+        t0 = time.perf_counter()
+        ref.play(g + 1, seed=seed + g)
+        self.sub_s += time.perf_counter() - t0
+        mine = ref.round_trips_ms[before:]
+        if len(mine) == len(c.builds):  # every decision answered: the parts pair up
+            self.rest += [t - b - x for t, b, x in zip(mine, c.builds, c.exchanges, strict=True)]
+            for same, t, x in zip(c.again, mine, c.exchanges, strict=True):
+                self.split[same][0].append(t)
+                self.split[same][1].append(x)
+        self.builds += c.builds
+        self.exchanges += c.exchanges
+        echo = _echo_floor(list(c.batches), 1, spin_us)
+        self.trips += mine
+        self.floor += echo
+        echo4 = _echo_floor(list(c.batches), n, spin_us)
+        self.floor4 += echo4
+        self.idle_floor += _echo_floor(list(c.batches), n, spin_us, list(c.idles))
+        if echo and mine:
+            self.ratios.append(statistics.median(mine) / statistics.median(echo))
+            self.ratios4.append(statistics.median(mine) / statistics.median(echo4))
+        before = len(self.bare.round_trips_ms)
+        self.bare.play(g + 1, seed=seed + g)
+        plain = self.bare.round_trips_ms[before:]
+        self.bare_trips += plain
+        if echo and plain:
+            self.bare_ratios.append(statistics.median(plain) / statistics.median(echo))
+
+    def bench(self, games: int, in_s: float, seat_errors: tuple[str, ...],
+              bare_errors: tuple[str, ...]) -> ProtocolBench:
+        trips, floor, split = self.trips, self.floor, self.split
+        return ProtocolBench(len(trips), _percentile(trips, 0.5), _percentile(trips, 0.9),
+                             _percentile(floor, 0.5), _percentile(floor, 0.9),
+                             self.sub_s / games, in_s, games, _percentile(self.floor4, 0.5),
+                             tuple(self.ratios), tuple(self.ratios4),
+                             _percentile(self.builds, 0.5), _percentile(self.exchanges, 0.5),
+                             _percentile(self.rest, 0.5), _percentile(self.idle_floor, 0.5),
+                             tuple(split[True][0]), tuple(split[True][1]),
+                             tuple(split[False][0]), tuple(split[False][1]), seat_errors,
+                             _percentile(self.bare_trips, 0.5), tuple(self.bare_ratios),
+                             bare_errors)
+
+
 def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
                    spin_us: int = 300, rules: Ruleset = CLASSIC) -> ProtocolBench:
     """Per-decision round trip through a subprocess bot, referee included, against the floor:
@@ -122,87 +243,20 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     also plays the game's deal with the bare reference bot in every seat (``BARE_BOT``),
     through a referee and box of its own.  Then whole games of subprocess bots (one per
     seat) against in-process random players."""
-    batches: list[tuple[int, bytes]] = []
-    idles: list[float] = []  # per request: how long that bot had been idle (s)
-    builds: list[float] = []
-    exchanges: list[float] = []
-    answered: dict[int, float] = {}
-    again: list[bool] = []  # per request: the same seat as the request before
-    last_seat = [-1]
-
-    class Capturing(SubprocessSeat):
-        def act(self, request: ActRequest, timeout: float) -> Message:
-            t0 = time.perf_counter()
-            idles.append(t0 - answered.get(request.seat, t0))
-            again.append(request.seat == last_seat[0])
-            last_seat[0] = request.seat
-            wire = encode(request)  # made here, kept in the request: the seat reuses it
-            t1 = time.perf_counter()
-            batches.append((request.seat, bytes(self._out) + wire))
-            t2 = time.perf_counter()
-            try:
-                return super().act(request, timeout)
-            finally:
-                answered[request.seat] = time.perf_counter()
-                builds.append((t1 - t0) * 1000)
-                exchanges.append((time.perf_counter() - t2) * 1000)
-
+    capture = _Capture()
     rules = rules.with_options(max_hands=1)
     n = rules.players
-    seats: list[Seat] = [Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(n)]
-    ref = Referee(seats, rules)
+    seats = [_Capturing(bot, name=f"bot{i}", spin_us=spin_us) for i in range(n)]
+    for seat in seats:
+        seat.capture = capture
+    ref = Referee(list(seats), rules)
     ref.start()
     bare = Referee([SubprocessSeat([sys.executable, "-c", BARE_BOT], name=f"bare{i}",
                                    spin_us=spin_us) for i in range(n)], rules)
     bare.start()
-    bare_trips: list[float] = []
-    bare_ratios: list[float] = []
-    trips: list[float] = []
-    floor: list[float] = []
-    floor4: list[float] = []
-    idle_floor: list[float] = []
-    ratios: list[float] = []
-    ratios4: list[float] = []
-    sub_s = 0.0
-    all_builds: list[float] = []
-    all_exchanges: list[float] = []
-    rest: list[float] = []
-    split: dict[bool, tuple[list[float], list[float]]] = {True: ([], []), False: ([], [])}
+    rounds = _Rounds(ref, bare, capture, n, spin_us)
     for g in range(games):
-        batches.clear()
-        idles.clear()
-        answered.clear()
-        builds.clear()
-        exchanges.clear()
-        again.clear()
-        last_seat[0] = -1
-        before = len(ref.round_trips_ms)
-        t0 = time.perf_counter()
-        ref.play(g + 1, seed=seed + g)
-        sub_s += time.perf_counter() - t0
-        mine = ref.round_trips_ms[before:]
-        if len(mine) == len(builds):  # every decision answered: the parts pair up
-            rest += [t - b - x for t, b, x in zip(mine, builds, exchanges, strict=True)]
-            for same, t, x in zip(again, mine, exchanges, strict=True):
-                split[same][0].append(t)
-                split[same][1].append(x)
-        all_builds += builds
-        all_exchanges += exchanges
-        echo = _echo_floor(list(batches), 1, spin_us)
-        trips += mine
-        floor += echo
-        echo4 = _echo_floor(list(batches), n, spin_us)
-        floor4 += echo4
-        idle_floor += _echo_floor(list(batches), n, spin_us, list(idles))
-        if echo and mine:
-            ratios.append(statistics.median(mine) / statistics.median(echo))
-            ratios4.append(statistics.median(mine) / statistics.median(echo4))
-        before = len(bare.round_trips_ms)
-        bare.play(g + 1, seed=seed + g)
-        plain = bare.round_trips_ms[before:]
-        bare_trips += plain
-        if echo and plain:
-            bare_ratios.append(statistics.median(plain) / statistics.median(echo))
+        rounds.play(g, seed)
     errors = [(i, r.errors[0] if r.errors else r.status) for i, r in enumerate(ref.reports)
               if r.status != SeatStatus.OK]
     seat_errors = (tuple(f"seat {i}: {e}" for i, e in errors)
@@ -217,14 +271,7 @@ def bench_protocol(bot: list[str], games: int = 3, seed: int = 0,
     for g in range(games):
         inproc.play(g + 1, seed=seed + g)
     in_s = (time.perf_counter() - t0) / games
-    return ProtocolBench(len(trips), _percentile(trips, 0.5), _percentile(trips, 0.9),
-                         _percentile(floor, 0.5), _percentile(floor, 0.9), sub_s / games, in_s,
-                         games, _percentile(floor4, 0.5), tuple(ratios), tuple(ratios4),
-                         _percentile(all_builds, 0.5), _percentile(all_exchanges, 0.5),
-                         _percentile(rest, 0.5), _percentile(idle_floor, 0.5),
-                         tuple(split[True][0]), tuple(split[True][1]), tuple(split[False][0]),
-                         tuple(split[False][1]), seat_errors, _percentile(bare_trips, 0.5),
-                         tuple(bare_ratios), bare_errors)
+    return rounds.bench(games, in_s, seat_errors, bare_errors)
 
 
 @dataclass(frozen=True)
@@ -401,6 +448,22 @@ def bench_protocol_cmd(
                    + "; ".join(b.seat_errors or ("no seat reported a failure",))
                    + f"): try it with canasta bot check {shlex.quote(shlex.join(command))}")
     load_after = os.getloadavg()[0]
+    _print_round_trips(b)
+    bot_file = python_bot_file(command) if bot else None
+    if inside and bot and bot_file is None:
+        typer.echo(f"inside the bot: not timed: --inside times a Python bot file built on"
+                   f" canasta_kit.run (--bot 'python3 BOT.py'), not {bot!r}")
+    elif inside:
+        _print_inside(inside, seed, spin_us, ruleset, bot_file)
+        load_after = os.getloadavg()[0]
+    typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
+    typer.echo(f"one-hand {ruleset.players}-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
+               f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")
+
+
+def _print_round_trips(b: ProtocolBench) -> None:
+    """The figures of ``bench_protocol``: the round trips against the echo floors and the
+    bare bot, and where the round trip goes."""
     typer.echo(f"decisions measured: {b.decisions} ({b.games} games, {os.cpu_count()} CPUs)")
     if b.seat_errors:  # the referee played default moves for them: fewer, other round trips
         typer.echo("the bot failed in these games (its failed requests are not timed): "
@@ -443,29 +506,25 @@ def bench_protocol_cmd(
             typer.echo(f"requests {label}: {len(trips)}, round trip median"
                        f" {_percentile(list(trips), 0.5):.3f} ms, written -> answer read median"
                        f" {_percentile(list(parts), 0.5):.3f} ms")
-    bot_file = python_bot_file(command) if bot else None
-    if inside and bot and bot_file is None:
-        typer.echo(f"inside the bot: not timed: --inside times a Python bot file built on"
-                   f" canasta_kit.run (--bot 'python3 BOT.py'), not {bot!r}")
-    elif inside:
-        awake, woken, disorder = bench_inside(inside, seed, spin_us, ruleset, bot_file)
-        who = bot_file.name if bot_file else "the example bot"
-        typer.echo(f"inside the bot ({inside} more games of {who} timing itself by the"
-                   " referee's monotonic clock), medians:")
-        if not awake.requests and not woken.requests:
-            typer.echo("  no stamps came back: the bot does not play through canasta_kit.run,"
-                       " or it failed (see its stderr with canasta match)")
-        for label, part in (("awake", awake), ("woken", woken)):
-            if not part.requests:
-                continue
-            typer.echo(f"  {label}, {part.requests} requests: asked -> first line read"
-                       f" {part.wake_ms:.3f} ms, the queued events {part.events_ms:.3f} ms,"
-                       f" the kit's work (request read -> answer written) {part.work_ms:.3f}"
-                       f" ms, answer written -> held by the referee {part.back_ms:.3f} ms;"
-                       f" the exchange {part.exchange_ms:.3f} ms")
-        if awake.requests or woken.requests:
-            typer.echo(f"  exchanges whose clock readings were out of order: {disorder}")
-        load_after = os.getloadavg()[0]
-    typer.echo(f"load average {load_before:.2f} before, {load_after:.2f} after")
-    typer.echo(f"one-hand {ruleset.players}-player game: subprocess bots {b.subprocess_game_s * 1000:.0f} ms,"
-               f" in-process {b.inprocess_game_s * 1000:.0f} ms, ratio {b.game_ratio:.1f}x")
+
+
+def _print_inside(games: int, seed: int, spin_us: int, rules: Ruleset,
+                 bot_file: Path | None) -> None:
+    """The exchange split by ``games`` games of the bot timing itself (``bench_inside``)."""
+    awake, woken, disorder = bench_inside(games, seed, spin_us, rules, bot_file)
+    who = bot_file.name if bot_file else "the example bot"
+    typer.echo(f"inside the bot ({games} more games of {who} timing itself by the"
+               " referee's monotonic clock), medians:")
+    if not awake.requests and not woken.requests:
+        typer.echo("  no stamps came back: the bot does not play through canasta_kit.run,"
+                   " or it failed (see its stderr with canasta match)")
+    for label, part in (("awake", awake), ("woken", woken)):
+        if not part.requests:
+            continue
+        typer.echo(f"  {label}, {part.requests} requests: asked -> first line read"
+                   f" {part.wake_ms:.3f} ms, the queued events {part.events_ms:.3f} ms,"
+                   f" the kit's work (request read -> answer written) {part.work_ms:.3f}"
+                   f" ms, answer written -> held by the referee {part.back_ms:.3f} ms;"
+                   f" the exchange {part.exchange_ms:.3f} ms")
+    if awake.requests or woken.requests:
+        typer.echo(f"  exchanges whose clock readings were out of order: {disorder}")

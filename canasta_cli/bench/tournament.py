@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from ..core import CLASSIC
+from ..protocol.statuses import SeatStatus
 from .example_bot import BotOpt, bench_bot
 
 
@@ -62,7 +63,7 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0, hands: int 
     2, interleaved (1, 2, 1, 2...) so that machine drift touches both alike, each run from
     scratch, with the CPU time it took and the load average."""
     from ..tournament.failures import failed
-    from ..tournament.runner import Executor, InlineExecutor, LocalExecutor, run_tournament
+    from ..tournament.runner import Executor, InlineExecutor, LocalExecutor, TournamentPlan, run_tournament
     command = " ".join(shlex.quote(a) for a in bot)
     bots = {"a": command, "b": command}
     rules = CLASSIC.with_options(max_hands=hands)
@@ -76,8 +77,9 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0, hands: int 
                 c0 = _cpu_seconds()
                 t0 = time.perf_counter()
                 try:
-                    state = run_tournament(bots, "round-robin", deals, rules, seed, Path(tmp),
-                                           executor, k, reuse_bots=reuse_bots)
+                    state = run_tournament(TournamentPlan(
+                        bots, "round-robin", deals, rules, seed, Path(tmp), k,
+                        reuse_bots=reuse_bots), executor)
                 finally:
                     executor.close()
                 runs.append(TournamentRun(k, time.perf_counter() - t0, _cpu_seconds() - c0,
@@ -87,7 +89,7 @@ def bench_tournament(bot: list[str], deals: int = 20, seed: int = 0, hands: int 
     first = ""
     if failed_rows:
         row = failed_rows[0]
-        seat, status = next((i, st) for i, st in enumerate(row["status"]) if st != "OK")
+        seat, status = next((i, st) for i, st in enumerate(row["status"]) if st != SeatStatus.OK)
         why = (row.get("why") or [None] * (seat + 1))[seat]
         first = f"{status}: {why}" if why else status
     return TournamentBench(games, runs, len(failed_rows), first)

@@ -1,2 +1,2 @@
 """The bot workbench: ``bot check``, rare deals, games against a bot, ``bot ask`` with its
-transcripts, policies run as bots, and the starters ``bot new`` writes."""
+transcripts, policies run as bots, and the starters ``kit init`` writes."""

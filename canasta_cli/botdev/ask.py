@@ -14,6 +14,7 @@ What cannot be the same is the time bank: full, as when the bot never ran over i
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,20 +31,26 @@ from ..core import (
     parse_move,
 )
 from ..core.cards import KIND_OF
-from ..hosting.referee import Referee, TimeControl
+from ..core.errors import CanastaError
+from ..hosting.referee import GameStart, Referee, TimeControl
 from ..protocol.messages import ActRequest, act_message, encode
 from ..protocol.statuses import SeatStatus
 from ..seats.base import Message, Seat, SeatFailure
+from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..seats.subprocess_seat import SubprocessSeat
+from ..util.safetext import visible
+from ..util.words import plural
 
 _Q = TypeVar("_Q", Message, ActRequest)
 MAX_MS = 86_400_000  # a day: the longest clock a command takes (commands/bounds.py)
 MAX_GAME = 10_000_000  # game numbers, as --as-game and --game bound them
 
 
-class AskError(ValueError):
+class AskError(CanastaError):
     """The record or the decision asked for cannot be used; the message is one line."""
 
+
+STDERR_SHOWN = 8192  # bytes of the end of a bot's stderr that ``bot ask`` shows
 
 @dataclass
 class Asked:
@@ -59,6 +66,41 @@ class Asked:
     earlier: list[str] = field(default_factory=list)  # earlier answers that differ
     game: int = 0              # the game's number in its match
     games_before: int = 0      # earlier games of the match played to the bot first
+
+    def request_text(self) -> str:
+        return self.request.decode("utf-8", "replace").rstrip("\n")
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``bot ask --json`` prints."""
+        return {"seat": self.seat, "game": self.game, "decision": self.decision,
+                "move": self.step or None, "games_before": self.games_before,
+                "recorded": self.recorded, "request": self.request_text(),
+                "answer": self.answer, "failure": self.failure, "ms": round(self.ms, 1),
+                "stderr": self.stderr, "earlier_differences": self.earlier}
+
+    def lines(self) -> list[str]:
+        """What ``bot ask`` prints: the decision, the request as sent, the answer or why
+        there is none, earlier answers that differ, the end of the bot's stderr."""
+        where = f" (move {self.step} of the game)" if self.step else ""
+        out = [f"seat {self.seat}, game {self.game}, its decision {self.decision}{where};"
+               f" in the game: {visible(self.recorded)}"]
+        if self.games_before:
+            out.append(f"played to the bot first: {plural(self.games_before, 'earlier game')}"
+                       " of the match")
+        out += [f"request ({len(self.request)} bytes, as sent in the game):",
+                visible(self.request_text())]
+        out.append(f"no answer: {visible(self.failure)}" if self.failure is not None else
+                   f"answer in {self.ms:.0f} ms: {visible(json.dumps(self.answer))}")
+        out += [f"note: an earlier answer differs from the game: {visible(note)}"
+                for note in self.earlier]
+        if self.stderr.strip():
+            out += ["the end of the bot's stderr:", stderr_block(self.stderr)]
+        return out
+
+
+def stderr_block(text: str) -> str:
+    """A bot's stderr, printable: each line made safe to show."""
+    return "\n".join("  | " + visible(line) for line in text.splitlines()[-40:])
 
 
 class _Stop(Exception):
@@ -215,7 +257,8 @@ def _ms(key: str, value: object) -> int:
 
 
 def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | None,
-        stderr_limit: int = 8192, before: list[list[dict[str, Any]]] | None = None) -> Asked:
+        before: list[list[dict[str, Any]]] | None = None,
+        box: BoxPolicy = DEFAULT_POLICY) -> Asked:
     """Put decision ``decision`` to the bot ``command``: with ``seat``, that seat's
     ``decision``-th decision; without, the game's ``decision``-th move (and its seat).
     ``before``: the records of the match's earlier games, in order, played to the bot
@@ -240,7 +283,7 @@ def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | No
         seat, decision = target, asked_before
     if not 0 <= seat < rules.players:
         raise AskError(f"--seat must be from 0 to {rules.players - 1}")
-    bot = SubprocessSeat(command, name=names[seat], spin_us=0)
+    bot = SubprocessSeat(command, name=names[seat], spin_us=0, box=box)
     seats: list[Seat] = [bot if i == seat else _Quiet(n) for i, n in enumerate(names)]
     referee = AskReferee(seats, rules, this.time, moves, seat, decision)
     try:
@@ -248,9 +291,9 @@ def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | No
             referee.final = g is this
             referee.moves, referee.count, referee.step = list(g.moves), 0, 0
             with contextlib.suppress(_Stop):
-                referee.play(g.number, seed=g.seed, decks=g.decks, dealer=g.dealer,
-                             scores=g.start.get("scores"),
-                             hand_no=int(g.start.get("hand_no", 1)))
+                referee.play(g.number, g.seed, GameStart(
+                    g.decks, g.dealer, scores=g.start.get("scores"),
+                    hand_no=int(g.start.get("hand_no", 1))))
             if referee.reports[seat].status != SeatStatus.OK and referee.asked is None:
                 raise AskError(f"the bot failed in game {g.number}, before that decision: "
                                f"{'; '.join(referee.reports[seat].errors[:1])}")
@@ -260,7 +303,7 @@ def ask(command: str, lines: list[dict[str, Any]], decision: int, seat: int | No
         asked = referee.asked
     finally:
         bot.close(grace=0.5)
-    asked.stderr = bot.stderr_tail(stderr_limit)  # closed: all of its stderr is read
+    asked.stderr = bot.stderr_tail(STDERR_SHOWN)  # closed: all of its stderr is read
     asked.game, asked.games_before = this.number, len(earlier)
     return asked
 

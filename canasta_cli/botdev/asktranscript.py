@@ -16,9 +16,10 @@ from typing import Any
 
 from ..protocol.messages import encode
 from ..seats.base import SeatFailure
+from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..seats.subprocess_seat import SubprocessSeat
 from ..util.private_files import open_input, read_input
-from .ask import MAX_MS, Asked, AskError, timed
+from .ask import MAX_MS, STDERR_SHOWN, Asked, AskError, timed
 
 MAX_TRANSCRIPT = 1 << 27  # bytes: a long match's transcript is a few MiB
 MAX_LINE = 1 << 22
@@ -90,7 +91,7 @@ def _target(lines: list[tuple[str, Any]], game: int | None, decision: int) -> tu
 
 def ask_transcript(command: str, lines: list[tuple[str, Any]], decision: int,
                    game: int | None = None, seat: int | None = None,
-                   stderr_limit: int = 8192) -> Asked:
+                   box: BoxPolicy = DEFAULT_POLICY) -> Asked:
     """Put the ``decision``-th request of ``game`` (default: the transcript's first game) to
     the bot ``command``, after everything the seat heard before it."""
     hello = next((m for w, m in lines if w == "referee" and isinstance(m, dict)
@@ -102,7 +103,7 @@ def ask_transcript(command: str, lines: list[tuple[str, Any]], decision: int,
         raise AskError(f"this transcript is seat {mine}'s, not seat {seat}'s")
     index, chosen = _target(lines, game, decision)
     budget, startup = _clock(hello.get("time"))
-    bot = SubprocessSeat(command, name=str(hello.get("name") or "bot"), spin_us=0)
+    bot = SubprocessSeat(command, name=str(hello.get("name") or "bot"), spin_us=0, box=box)
     earlier: list[str] = []
     asked: Asked | None = None
     count = 0
@@ -140,7 +141,7 @@ def ask_transcript(command: str, lines: list[tuple[str, Any]], decision: int,
     finally:
         bot.close(grace=0.5)
     assert asked is not None  # _target found the act
-    asked.stderr = bot.stderr_tail(stderr_limit)
+    asked.stderr = bot.stderr_tail(STDERR_SHOWN)
     return asked
 
 

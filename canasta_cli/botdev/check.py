@@ -42,6 +42,7 @@ from ..protocol.messages import (
 from ..protocol.replies import IllegalReply, ProtocolError, read_ready, read_reply
 from ..protocol.statuses import SeatStatus
 from ..seats.base import SeatFailure
+from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..seats.subprocess_seat import SubprocessSeat
 from .rare_deals import check_deals
 
@@ -95,14 +96,14 @@ def request_kinds(state: GameState, moves: list[Move]) -> list[str]:
     return kinds
 
 
-def run_checks(command: str, timeout: float = 5.0, sandbox: bool = False,
+def run_checks(command: str, timeout: float = 5.0, box: BoxPolicy = DEFAULT_POLICY,
                stderr: list[str] | None = None, covered: list[str] | None = None,
                played: list[str] | None = None) -> list[Check]:
     """The checks, in order; ``stderr`` (when given) receives the end of the bot's stderr,
     ``covered`` the kinds of request (``KINDS``) the bot was asked and answered legally,
     ``played`` those it was never asked since they came with one move listed and it was
     granted auto_forced."""
-    seat = SubprocessSeat(command, sandbox=sandbox)
+    seat = SubprocessSeat(command, box=box)
     run = _Run(seat, timeout)
     try:
         return _run_checks(run)
@@ -273,7 +274,7 @@ def _play_on(run: _Run, game: int, name: str, state: GameState) -> Check:
     if state.is_over:
         for event in state.events()[sent:]:
             seat.send(event_message(game, event, me))
-        seat.send(game_end_message(game, state, ["OK"] * state.rules.players))
+        seat.send(game_end_message(game, state, [SeatStatus.OK] * state.rules.players))
         seat.flush()
     end = "the hand played out" if state.is_over else "stopped there"
     said = (f"{asked} answer{'s' * (asked != 1)} ({', '.join(answered)})" if asked else
@@ -298,7 +299,7 @@ def _retry(run: _Run, game: int, state: GameState) -> Check:
         request = run.next_id
         run.ask(game, state)
         moves = legal_moves(state)
-        reply = seat.request(error_message(request, "ILLEGAL_MOVE",
+        reply = seat.request(error_message(request, SeatStatus.ILLEGAL_MOVE,
                                            "check: please answer again", retry=True),
                              run.timeout)
         move = format_move(read_reply(reply, request, state, moves))

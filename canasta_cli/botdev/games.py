@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import PRESETS, preset
-from ..hosting.match import run_match
-from ..hosting.referee import Referee, TimeControl
+from ..hosting.match import MatchPlan, run
+from ..hosting.referee import GameStart, Referee, TimeControl
 from ..protocol.statuses import SeatStatus
 from ..seats import Seat, make_seat
+from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..ui.commandline import command_line
 from .rare_deals import rare_presets, stacked_deals
 
@@ -52,21 +53,21 @@ def presets(choice: str) -> list[str]:
     return [choice]
 
 
-def _stacked(command: str, timeout_ms: int, name: str) -> tuple[int, GameFailure | None]:
+def _stacked(command: str, timeout_ms: int, name: str, box: BoxPolicy
+             ) -> tuple[int, GameFailure | None]:
     """The preset's stacked deals (``rare_deals``), each played on to the end of the hand
     with the bot in seat 0 and built-in players in the others."""
     played = 0
     for deal in stacked_deals(name):
         rules = deal.rules
         logs = Path(tempfile.mkdtemp(prefix="canasta-check-"))
-        seats: list[Seat] = [make_seat(f"bot={command}", 0, 1, logs, 0)]
+        seats: list[Seat] = [make_seat(f"bot={command}", 0, 1, logs, 0, box)]
         seats += [make_seat(f"opponent{i}={OPPONENT}", i, 1, None, 0)
                   for i in range(1, rules.players)]
         referee = Referee(seats, rules, TimeControl(decision_ms=timeout_ms, bank_ms=0),
                           record_dir=logs)
         try:
-            result = referee.play(1, seed=deal.seed, decks=deal.decks, dealer=deal.dealer,
-                                  prefix=deal.prefix)
+            result = referee.play(1, deal.seed, GameStart(deal.decks, deal.dealer, deal.prefix))
             referee.end_match([result])
         finally:
             referee.close()
@@ -93,14 +94,14 @@ def _stacked(command: str, timeout_ms: int, name: str) -> tuple[int, GameFailure
 
 
 def play_games(command: str, games: int, rules_choice: str, timeout_ms: int,
-               seed: int = 1) -> tuple[int, GameFailure | None]:
+               seed: int = 1, box: BoxPolicy = DEFAULT_POLICY) -> tuple[int, GameFailure | None]:
     """Games played, and the first failure (None: the bot never failed): the stacked deals
     first (classic), then ``games`` dealt games per preset.  The failing game's record and
     the bot's stderr log stay in the folder its replay line names."""
     played = 0
     for name in presets(rules_choice):
         if name in rare_presets():
-            count, failure = _stacked(command, timeout_ms, name)
+            count, failure = _stacked(command, timeout_ms, name, box)
             played += count
             if failure is not None:
                 return played, failure
@@ -113,7 +114,8 @@ def play_games(command: str, games: int, rules_choice: str, timeout_ms: int,
             game_seed = seed + g
             logs = Path(tempfile.mkdtemp(prefix="canasta-check-"))
             tc = TimeControl(decision_ms=timeout_ms, bank_ms=0)
-            result = run_match(specs, rules, 1, game_seed, logs, tc, spin_us=0, as_game=1)
+            result = run(MatchPlan(tuple(specs), rules, 1, game_seed, logs, tc, spin_us=0,
+                                   box=box, as_game=1))
             played += 1
             rep = result.games[0].seats[seat]
             if rep["status"] == SeatStatus.OK:

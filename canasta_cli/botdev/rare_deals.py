@@ -152,7 +152,7 @@ def _walk_step(st: GameState) -> Move:
 
 @dataclass
 class Stacked:
-    """A stacked deal ready to play: ``Referee.play(seed=, decks=, dealer=, prefix=)``."""
+    """A stacked deal ready to play: ``Referee.play(1, seed, GameStart(decks, dealer, prefix))``."""
 
     name: str
     rules: Ruleset             # one hand (max_hands=1)

@@ -9,15 +9,18 @@ from typing import Annotated
 
 import typer
 
+from ..botdev.ask import stderr_block
 from ..botdev.check import Check, coverage_line, run_checks
 from ..core import RulesError
 from ..players import PLAYERS
 from ..players.stdio import run
+from ..seats.box import BoxPolicy
 from ..seats.box import describe as describe_box
 from ..util import package_data
 from ..util.safetext import visible
+from ..util.words import plural
 from . import bounds
-from .exitcodes import SEAT_FAILED, plural
+from .exitcodes import SEAT_FAILED
 from .options import DEFAULT_BOX, BoxOptions, box_options, fail
 
 bot_app = typer.Typer(help="Tools for bot authors.", no_args_is_help=True, rich_markup_mode=None)
@@ -68,7 +71,7 @@ def bot_check(command: Annotated[str | None, typer.Argument(
     tail: list[str] = []
     covered: list[str] = []
     played: list[str] = []
-    checks = run_checks(command, timeout_ms / 1000, stderr=tail, covered=covered,
+    checks = run_checks(command, timeout_ms / 1000, policy, stderr=tail, covered=covered,
                         played=played)
     for c in checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name} ({c.ms:.0f} ms): {c.detail}")
@@ -76,9 +79,9 @@ def bot_check(command: Annotated[str | None, typer.Argument(
     failed = sum(1 for c in checks if not c.passed)
     if failed and tail and tail[0].strip():
         typer.echo("the end of the bot's stderr:")
-        typer.echo(visible_block(tail[0]))
+        typer.echo(stderr_block(tail[0]))
     if games and not failed:
-        failed += _games(command, games, rules, timeout_ms)
+        failed += _games(command, games, rules, timeout_ms, policy)
         checks.append(Check("real games", not failed, "", 0))
     typer.echo(f"{len(checks) - failed} passed, {failed} failed")
     if failed:
@@ -86,15 +89,10 @@ def bot_check(command: Annotated[str | None, typer.Argument(
         raise typer.Exit(SEAT_FAILED)
 
 
-def visible_block(text: str) -> str:
-    """A bot's stderr, printable: each line made safe to show."""
-    return "\n".join("  | " + visible(line) for line in text.splitlines()[-40:])
-
-
-def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
+def _games(command: str, games: int, rules: str, timeout_ms: int, policy: BoxPolicy) -> int:
     """The real games of ``--games``: 0 when the bot never failed, else 1 (reported)."""
     from ..botdev.games import play_games
-    played, failure = play_games(command, games, rules, timeout_ms)
+    played, failure = play_games(command, games, rules, timeout_ms, box=policy)
     if failure is None:
         typer.echo(f"PASS  real games: {plural(played, 'game')} without a failure")
         return 0
@@ -102,7 +100,7 @@ def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
                f" {visible(failure.reason)}")
     if failure.stderr.strip():
         typer.echo("the end of the bot's stderr:")
-        typer.echo(visible_block(failure.stderr))
+        typer.echo(stderr_block(failure.stderr))
     typer.echo("put that decision to the bot again (the game's record is kept there):"
                if failure.asks else
                "replay that game (its record and the bot's stderr log go to the --record"
@@ -113,7 +111,7 @@ def _games(command: str, games: int, rules: str, timeout_ms: int) -> int:
 
 @bot_app.command("ask")
 @box_options(ponder=False, writable=False)
-def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.")],
+def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.")],  # noqa: PLR0913 - Typer options
             record: Annotated[Path, typer.Argument(help="A finished game's record (match"
                                                    " --record, tournament OUT/records/), or"
                                                    " a seat's transcript (match --transcript"
@@ -145,45 +143,22 @@ def bot_ask(command: Annotated[str, typer.Argument(help="The bot's command line.
     from ..botdev.asktranscript import ask_transcript, is_transcript, load_transcript
     from ..hosting.records import RecordError, load_record
     bounds.enforce(bounds.check_command, command)
-    box.setup([command], ponder=False)
+    policy = box.setup([command], ponder=False)
     try:
         if is_transcript(record):
             if alone:
                 raise AskError("--alone is for a record: a transcript holds the whole match")
-            got = ask_transcript(command, load_transcript(record), decision, game, seat)
+            got = ask_transcript(command, load_transcript(record), decision, game, seat,
+                                 box=policy)
         else:
             if game is not None:
                 raise AskError("--game is for a transcript: a record holds one game")
             before = [] if alone else [list(load_record(p)) for p in match_before(record)]
-            got = ask(command, list(load_record(record)), decision, seat, before=before)
+            got = ask(command, list(load_record(record)), decision, seat, before=before,
+                      box=policy)
     except (RecordError, AskError) as exc:
         raise fail(visible(str(exc))) from None
-    request = got.request.decode("utf-8", "replace").rstrip("\n")
-    if as_json:
-        typer.echo(json.dumps({"seat": got.seat, "game": got.game, "decision": got.decision,
-                               "move": got.step or None, "games_before": got.games_before,
-                               "recorded": got.recorded, "request": request,
-                               "answer": got.answer, "failure": got.failure,
-                               "ms": round(got.ms, 1), "stderr": got.stderr,
-                               "earlier_differences": got.earlier}, indent=2))
-    else:
-        where = f" (move {got.step} of the game)" if got.step else ""
-        typer.echo(f"seat {got.seat}, game {got.game}, its decision {got.decision}{where};"
-                   f" in the game: {visible(got.recorded)}")
-        if got.games_before:
-            typer.echo(f"played to the bot first: {plural(got.games_before, 'earlier game')} of the"
-                       " match")
-        typer.echo(f"request ({len(got.request)} bytes, as sent in the game):")
-        typer.echo(visible(request))
-        if got.failure is not None:
-            typer.echo(f"no answer: {visible(got.failure)}")
-        else:
-            typer.echo(f"answer in {got.ms:.0f} ms: {visible(json.dumps(got.answer))}")
-        for note in got.earlier:
-            typer.echo(f"note: an earlier answer differs from the game: {visible(note)}")
-        if got.stderr.strip():
-            typer.echo("the end of the bot's stderr:")
-            typer.echo(visible_block(got.stderr))
+    typer.echo(json.dumps(got.to_json(), indent=2) if as_json else "\n".join(got.lines()))
     if got.failure is not None:
         typer.echo("failed: the bot did not answer", err=True)
         raise typer.Exit(SEAT_FAILED)

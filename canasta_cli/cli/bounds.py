@@ -2,7 +2,7 @@
 work starts: a value out of range is a one-line error, never a traceback, a fork storm or a
 list of a billion seeds built first.
 
-The limits (also in README.md):
+The limits (also in docs/security.md):
 
 * ``--concurrency``: at most ``CONCURRENCY_PER_CORE`` games per usable core of this machine
   (on a Dask cluster, at most ``MAX_CLUSTER_CONCURRENCY`` games in flight);
@@ -23,10 +23,14 @@ import os
 import shlex
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..core.errors import CanastaError
 from ..util.safetext import visible
 from .options import fail
+
+if TYPE_CHECKING:
+    from ..hosting.match import MatchPlan
 
 CONCURRENCY_PER_CORE = 4
 MAX_CLUSTER_CONCURRENCY = 1024
@@ -38,7 +42,7 @@ MAX_DELAY_S = 3600.0
 MAX_COMMAND = 1 << 16  # characters in one bot command line
 
 
-class LimitError(ValueError):
+class LimitError(CanastaError):
     """A flag's value out of its documented range; the message is one line."""
 
 
@@ -134,40 +138,33 @@ def _short(value: int) -> str:
     return text if len(text) <= 24 else f"{text[:8]}...({len(text)} digits)"
 
 
-def check_tournament(bots: dict[str, str], fmt: str, deals: int, players: int,
-                     partnerships: bool, concurrency: int | None, cluster: bool,
-                     decision_ms: int, bank_ms: int, elo1: float, sides: int = 2,
-                     threes: bool = False) -> None:
-    """Every bound of ``canasta tournament``, before the schedule is built."""
+def check_tournament(bots: dict[str, str], deals: int, size: tuple[int, int],
+                     concurrency: int | None, cluster: bool) -> None:
+    """The bots and the size of ``canasta tournament``, before the schedule is built:
+    ``size`` is the schedule's own count of its groups and their seatings
+    (``tournament.schedule.size``)."""
     for name, command in bots.items():
         if not command.startswith("builtin:"):
             check_command(command, f"--bot {name!r}: the command line")
-    n = len(bots)
-    pairings = n - 1 if fmt == "gauntlet" else n * (n - 1) // 2
-    # see tournament.schedule.seatings and table_seatings
-    seatings = 2 if partnerships and sides == 2 else 2**(sides if partnerships else players) - 2
-    if threes:
-        pairings = (n - 1) * (n - 2) // 2 if fmt == "gauntlet" else n * (n - 1) * (n - 2) // 6
-        seatings = 6
-    check_tournament_size(deals, max(1, pairings), seatings)
+    check_tournament_size(deals, max(1, size[0]), size[1])
     check_concurrency(concurrency, cluster)
+
+
+def check_clock(decision_ms: int, bank_ms: int) -> None:
     check_ms("--decision-ms", decision_ms)
     check_ms("--bank-ms", bank_ms, low=0)
-    check_elo("--elo1", elo1)
 
 
-def check_match(seats: list[str], games: int, startup_ms: int, decision_ms: int,
-                bank_ms: int, spin_us: int, record: Path | None, transcript: Path | None) -> None:
-    """Every bound of ``canasta match``."""
+def check_match(plan: MatchPlan) -> None:
+    """Every bound of ``canasta match``, on the plan its options made."""
     from ..util.seat_names import split_name
-    for i, spec in enumerate(seats):
+    for i, spec in enumerate(plan.seats):
         command = split_name(spec.strip())[1]
         if not command.startswith("builtin:"):
             check_command(command, f"--seat {i}: the command line")
-    check_games(games)
-    check_ms("--startup-ms", startup_ms)
-    check_ms("--decision-ms", decision_ms)
-    check_ms("--bank-ms", bank_ms, low=0)
-    check_spin(spin_us)
-    check_directory("--record", record)
-    check_directory("--transcript", transcript)
+    check_games(plan.games)
+    check_ms("--startup-ms", plan.time_control.startup_ms)
+    check_clock(plan.time_control.decision_ms, plan.time_control.bank_ms)
+    check_spin(plan.spin_us)
+    check_directory("--record", plan.record_dir)
+    check_directory("--transcript", plan.transcript_dir)

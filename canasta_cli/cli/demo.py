@@ -12,7 +12,7 @@ import typer
 from ..core import GameState, apply, format_move, legal_moves, new_game
 from ..ui.event_text import describe_event
 from ..ui.render import Style, event_cards, stream_style
-from ..ui.screen import fit, say, stream_height, stream_width
+from ..ui.screen import fit, next_step, say, stream_height, stream_width
 from ..util.seeds import fresh_seed
 from . import bounds
 from .options import (
@@ -25,7 +25,6 @@ from .options import (
     load_decks,
     load_rules,
     load_scores,
-    next_step,
 )
 
 
@@ -33,7 +32,7 @@ def register(app: typer.Typer) -> None:
     app.command()(demo)
 
 
-def demo(rules: RulesOpt = "classic", set_: SetOpt = None,
+def demo(rules: RulesOpt = "classic", set_: SetOpt = None,  # noqa: PLR0913 - Typer options
          seed: Annotated[int | None, typer.Option(
              help="Seed for the deal and the players (default: random).")] = None,
          deck: DeckOpt = None,
@@ -102,15 +101,15 @@ def _table(state: GameState, style: Style) -> None:
     """The table as the player to act sees it (every player is a built-in: nothing is
     hidden from anybody who watches), fitted to the terminal."""
     from ..core import observation
-    from ..ui.render import render_table
+    from ..ui.render import Screen, render_table
     width = stream_width()
     height = stream_height()
     seat = state.actor
     names = [f"seat {i}" for i in range(state.rules.players)]
     obs = observation(state, seat, history=False)
     say(f"The table as seat {seat} sees it:")
-    typer.echo(fit(render_table(obs, [], names, style, width,
-                                max(height - 7, 10) if height else 0), width))
+    screen = Screen(style, width, max(height - 7, 10) if height else 0)
+    typer.echo(fit(render_table(obs, [], names, screen), width))
 
 
 def _running(state: GameState, upto: int) -> list[int]:

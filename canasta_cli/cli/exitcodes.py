@@ -12,14 +12,11 @@ from collections import Counter
 
 import typer
 
+from ..util.words import plural
+
 OK = 0
 USAGE = 2
 SEAT_FAILED = 3
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 game``, ``2 games``."""
-    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def seat_failed(games: int, statuses: Counter[str], what: str = "game") -> typer.Exit:

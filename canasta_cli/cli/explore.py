@@ -19,7 +19,7 @@ from ..core import (
     new_game,
     observation,
 )
-from ..ui.render import Style, render_table
+from ..ui.render import Screen, Style, render_table
 from ..ui.screen import say, stream_width
 from ..util.package_data import rules_file
 from .options import (
@@ -66,7 +66,7 @@ def rules(rules: RulesOpt = "classic", set_: SetOpt = None,
     typer.echo(f"Full rules: {rules_file()}")  # a path to copy: whole, never wrapped
 
 
-def position(
+def position(  # noqa: PLR0913 - Typer options
     rules: RulesOpt = "classic",
     set_: SetOpt = None,
     seed: Annotated[int, typer.Option(help="Seed for the deal.")] = 0,
@@ -103,5 +103,5 @@ def position(
         typer.echo(json.dumps({"observation": obs, "moves": legal}, indent=2))
         return
     names = [f"seat {i}" for i in range(r.players)]
-    say(render_table(obs, [], names, Style(color=False), stream_width()))
+    say(render_table(obs, [], names, Screen(Style(color=False), stream_width())))
     say("Legal moves: " + ", ".join(legal))

@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,8 +15,9 @@ import typer
 
 from ..util.private_files import os_message
 from ..util.safetext import visible
+from ..util.words import plural
 from . import bounds
-from .exitcodes import SEAT_FAILED, plural
+from .exitcodes import SEAT_FAILED
 from .options import (
     BANK_MS,
     DECISION_MS,
@@ -32,6 +34,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..core import Ruleset
+    from ..hosting.referee import TimeControl
     from ..ladder.store import Ladder
 
 ladder_app = typer.Typer(
@@ -103,7 +106,7 @@ def ladder_add(name: Annotated[str, typer.Argument(help="NAME or NAME@VERSION, e
 
 @ladder_app.command("run")
 @box_options(ponder=False, writable=False)
-def ladder_run(
+def ladder_run(  # noqa: PLR0913 - Typer options
     games: Annotated[int, typer.Option(
         help="Duplicate deals to play (each in every seating).", min=1, max=1_000_000)] = 10,
     concurrency: Annotated[int, typer.Option(help="Deals at once.", min=1, max=256)] = 1,
@@ -122,27 +125,38 @@ def ladder_run(
     A game where a seat failed is kept with its record, the bots' stderr and a replay
     command (ladder failures lists them).  Exit codes as match's: 3 when a seat failed in
     some game of the run (the deals are kept all the same), 2 usage errors."""
+    from ..hosting.referee import TimeControl
     r = load_rules(rules, set_)
     ladder = _open(db)
+    asked = _Asked(r, seed, games, concurrency,
+                   TimeControl(decision_ms=decision_ms, bank_ms=bank_ms), keep_failures)
     with _damage():
-        _run(ladder, r, seed, games, concurrency, decision_ms, bank_ms, keep_failures, box)
+        _run(ladder, asked, box)
 
 
-def _run(ladder: Ladder, r: Ruleset, seed: int | None, games: int, concurrency: int,
-         decision_ms: int, bank_ms: int, keep_failures: int, box: BoxOptions) -> None:
+@dataclass(frozen=True)
+class _Asked:
+    rules: Ruleset
+    seed: int | None
+    deals: int
+    concurrency: int
+    time_control: TimeControl
+    keep: int
+
+
+def _run(ladder: Ladder, asked: _Asked, box: BoxOptions) -> None:
     """``ladder run`` on an open ladder file."""
-    from ..hosting.referee import TimeControl
-    from ..ladder.run import run_ladder
+    from ..ladder.run import LadderPlan, run_ladder
     from ..tournament.runner import Config
+    games = asked.deals
     ladder.check()
     bots = ladder.bots()
     if len(bots) < 2:
         raise fail(f"{ladder.path} has {plural(len(bots), 'bot')}; ladder add at least two")
     _out_of_sight(ladder.path, bots)
-    kept, master = ladder.settings(r.to_dict(), seed)
+    kept, master = ladder.settings(asked.rules.to_dict(), asked.seed)
     policy = box.setup(list(bots.values()), ponder=False)
-    tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
-    config = Config(bots, kept, tc.to_json(), box=policy)
+    config = Config(bots, kept, asked.time_control.to_json(), box=policy)
     start = time.monotonic()
     tty = sys.stderr.isatty()
 
@@ -151,9 +165,9 @@ def _run(ladder: Ladder, r: Ruleset, seed: int | None, games: int, concurrency: 
             typer.echo(f"\r{done}/{games} deals  {time.monotonic() - start:.0f}s", err=True,
                        nl=False)
 
-    box_args = tuple(box.args())
-    done, failed = run_ladder(ladder, r, master, games, concurrency, config, show, box_args,
-                              keep_failures)
+    plan = LadderPlan(asked.rules, master, games, config, asked.concurrency, tuple(box.args()),
+                      asked.keep)
+    done, failed = run_ladder(ladder, plan, show)
     if tty:
         typer.echo("", err=True)
     typer.echo(f"played {plural(done, 'deal')} in {time.monotonic() - start:.1f}s")

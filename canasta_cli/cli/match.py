@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ..hosting.match import run_match
+from ..hosting.match import MatchPlan, run, summary_lines
 from ..hosting.referee import GameResult, TimeControl
 from ..protocol.statuses import SeatStatus
 from ..seats.contain import hide
@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
     app.command()(box_options()(match))
 
 
-def match(
+def match(  # noqa: PLR0913 - Typer options
     seat: Annotated[list[str], typer.Option(
         "--seat", "-s", help="A bot command line, or a built-in player: builtin:random,"
         " greedy, easy, normal, hard, search (NAME=... names the seat). One per player, seat 0"
@@ -87,47 +87,25 @@ def match(
     if on_failure not in ("default", "forfeit"):
         raise fail("--on-failure takes 'default' or 'forfeit'")
     start = load_scores(scores, r)
-    box.setup(seat)
-    bounds.enforce(bounds.check_match, seat, games, startup_ms, decision_ms, bank_ms, spin_us,
-                   record, transcript)
-    tc = TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms)
+    policy = box.setup(seat)
+    plan = MatchPlan(
+        tuple(seat), r, games, seed, record,
+        TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms),
+        "forfeit" if on_failure == "forfeit" else "default", transcript, spin_us, policy,
+        tuple(start) if start is not None else None, hand, as_game)
+    bounds.enforce(bounds.check_match, plan)
     hide(*(d for d in (record, transcript) if d is not None))
     try:
-        result = run_match(seat, r, games, seed, record, tc,
-                           "forfeit" if on_failure == "forfeit" else "default", transcript,
-                           spin_us, box.sandbox, start, hand, as_game)
+        result = run(plan)
     except ValueError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:  # a full disk under --record: the lines written so far are kept
         raise fail(f"cannot write {visible(os_message(exc))}") from None
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
-        _exit_on_failure(result.games)
-        return
-    label = "side" if r.partnerships else "player"
-    seeds = (f"seeds {seed}..{seed + games - 1}" if seed is not None else
-             "random seeds (each record reveals its game's when it is over)")
-    typer.echo(f"{games} game{'' if games == 1 else 's'} of {r.name}, {seeds}")
-    typer.echo(f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats")
-    for row in result.side_table():
-        typer.echo(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
-                   f"{row['mean_per_hand']:>10.1f}  {visible(', '.join(row['seats']))}")
-    draws = sum(1 for g in result.games if g.winner is None)
-    if draws:
-        typer.echo(f"draws: {draws}")
-    for i, rep in enumerate(result.seat_summary()):
-        if rep["status"] != SeatStatus.OK or rep["failures"]:
-            typer.echo(f"seat {i} ({visible(rep['name'])}): {rep['status']} "
-                       + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items()))
-            for err in rep["errors"][:3]:
-                typer.echo(f"    {visible(err)}")
-            tail = (result.stderr_tails or [""] * len(result.seats))[i].rstrip("\n")
-            if tail and not record:
-                typer.echo("    its stderr ended with:")
-                for line in tail.splitlines()[-5:]:
-                    typer.echo(f"      {visible(line)}")
-    typer.echo(f"records and bot stderr logs in {record}" if record else
-               "bot stderr is not kept: --record DIR keeps it with each game's record")
+    else:
+        for line in summary_lines(plan, result):
+            typer.echo(line)
     _exit_on_failure(result.games)
 
 

@@ -4,7 +4,9 @@ spectators that join it (canasta_cli/net/)."""
 from __future__ import annotations
 
 import os
+import ssl
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -32,9 +34,8 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..core import Ruleset
-    from ..hosting.referee import FailurePolicy, GameResult, TimeControl
-    from ..net.table import GamePlan, Table
-    from ..seats.human import SharedTable
+    from ..net.table import GamePlan
+    from ..net.tokens import TokenBook
 
 SeatsOpt = Annotated[list[str] | None, typer.Option(
     "--seat", "-s", help="Every seat in order: remote (or remote:NAME) for a person or a bot"
@@ -42,7 +43,7 @@ SeatsOpt = Annotated[list[str] | None, typer.Option(
     " command.")]
 
 
-def serve(
+def serve(  # noqa: PLR0913 - Typer options
     seat: SeatsOpt = None,
     rules: RulesOpt = "classic",
     set_: SetOpt = None,
@@ -117,174 +118,145 @@ def serve(
     printed join lines (canasta join), spectators with the spectator's token."""
     from ..hosting.records import RecordError
     from ..hosting.referee import TimeControl
-    from ..net.client import server_tls
-    from ..net.table import (
-        GamePlan,
-        JoinTimeout,
-        Table,
-        TableOptions,
-        is_remote,
-        load_tls,
-        load_tokens,
-        new_plans,
-        serve_command,
-    )
+    from ..net.serving import ServeError, ServePlan, run
+    from ..net.table import GameSeries, TableOptions, is_remote
     from ..net.tokens import Guard
-    from ..players import PLAYERS
     from ..seats.contain import hide
     from ..table import session as playmod
-    from ..table.saves import SERVE, FinishedGame, NoSuchSave, resolve
-    from .play import _confirm_programs, _games_command
     if (tls_cert is None) != (tls_key is None):
         raise fail("--tls-cert and --tls-key go together")
-    if away_level not in PLAYERS:
-        raise fail(f"--away-level takes {', '.join(PLAYERS)}, not {away_level!r}")
-    if on_failure not in ("default", "forfeit"):
-        raise fail("--on-failure takes 'default' or 'forfeit'")
+    _check_choices(away_level, on_failure)
+    folder = save_dir or playmod.save_dir()
     if resume is not None:  # --resume last or N: --save-dir says where the saves are
-        try:
-            resume = resolve(resume, SERVE, save_dir or playmod.save_dir())
-        except NoSuchSave as exc:
-            raise fail(str(exc), then=f"List them with: {_games_command(save_dir)}") from None
-        was_tls = load_tls(resume)
-        if was_tls is not None and tls_cert is None:
-            # Its tokens were given out encrypted: they never travel in clear after.
-            raise fail(f"{resume} was served with TLS (--tls-cert, --tls-key): its tokens and"
-                       " cards never travel in clear, so it goes on with TLS only",
-                       then="Go on with: " + serve_command(resume, was_tls, host, port))
+        resume = _resumed_save(resume, save_dir, tls_cert is None, host, port)
     tls_files = (str(tls_cert.absolute()), str(tls_key.absolute())) if tls_cert and tls_key \
         else None
-    try:
-        tls = server_tls(*tls_files) if tls_files else None
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
-    tokens = None
-    try:
-        if resume is not None:
-            hide(resume.resolve().parent)
-            setup = playmod.resume_setup(resume)
-            specs, r = setup.specs, setup.rules
-            tokens = load_tokens(resume, r.players)
-            _confirm_programs(playmod.programs([s for s in specs if not is_remote(s)]),
-                              trust_seats)
-            first = GamePlan(setup.seed, resume, setup.decks, setup.dealer, setup.prefix,
-                             setup.secret, setup.scores, setup.hand_no)
-            seeds = [setup.seed]
-            plans: Callable[[int], GamePlan | None] = lambda g: first if g == 1 else None  # noqa: E731
-        else:
-            r = load_rules(rules, set_)
-            specs = list(seat or [])
-            if len(specs) != r.players:
-                raise fail(f"{r.name} needs {r.players} seats (--seat once per player, e.g."
-                            " --seat remote:ana --seat builtin:hard --seat remote:bo --seat"
-                            f" builtin:hard), got {len(specs)}")
-            start = load_scores(scores, r)
-            from ..hosting.match import game_seeds
-            seeds = game_seeds(games, seed)  # none given: 128 bits from secrets per game
-            decks = load_decks(deck, r, dealer, seeds[0]) or None
-            plans = new_plans(seeds, save_dir or playmod.save_dir(), decks, dealer, start, hand)
-    except FinishedGame as exc:
-        raise fail(f"{exc.path}: that game is already over",
-                   then=f"Replay it with: {playmod.replay_command(exc.path)}") from None
-    except RecordError as exc:
-        raise fail(str(exc)) from None
-    box.setup([s for s in specs if not is_remote(s)])
-    if not any(is_remote(s) for s in specs):
+    tls = _server_tls(tls_files)
+    hide(playmod.secrets_dir(), folder)
+    games_of = _resumed_games(resume, trust_seats) if resume is not None else \
+        _new_games(_NewTable(seat, rules, set_, seed, games, deck, dealer, scores, hand, folder))
+    policy = box.setup([s for s in games_of.specs if not is_remote(s)])
+    if not any(is_remote(s) for s in games_of.specs):
         typer.echo("note: no remote seat: only spectators can join this table", err=True)
-    humans = any(s == "human" or s.startswith("human:") for s in specs)
-    terminal = playmod.make_table(ascii_only, no_color) if humans else None
-    say = terminal.terminal.show if terminal is not None else typer.echo
-    # A line with a command to copy: whole on one line, never wrapped (ui/commandline.py).
-    copy = terminal.terminal.raw if terminal is not None else typer.echo
-    from ..net.held import undo_by_default
-    undo = undo or undo_by_default(specs)
-    if terminal is not None:
-        terminal.undo = undo
-    opts = TableOptions(host=host, port=port, tls=tls, tls_files=tls_files, away_s=away_s,
-                        away_level=away_level, hint=hint, undo=undo, handshake_s=handshake_s,
-                        join_timeout_s=join_timeout_s,
-                        guard=Guard(limit=ban_after, ban_s=ban_s))
+    series = GameSeries(
+        games_of.rules, games_of.plans,
+        TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms),
+        "forfeit" if on_failure == "forfeit" else "default")
+    plan = ServePlan(
+        tuple(games_of.specs), games_of.seed, series,
+        TableOptions(host=host, port=port, tls=tls, tls_files=tls_files, away_s=away_s,
+                     away_level=away_level, hint=hint, undo=undo, handshake_s=handshake_s,
+                     join_timeout_s=join_timeout_s, guard=Guard(limit=ban_after, ban_s=ban_s)),
+        policy,
+        (resume.parent if resume is not None else folder) / "logs", games_of.tokens, resume,
+        ascii_only, no_color)
     try:
-        table = Table(specs, seeds[0], opts, tokens, out=say, resumed=resume is not None,
-                      raw=copy)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    try:
-        table.start()
-    except OSError as exc:
-        raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    log_dir = (resume.parent if resume is not None else save_dir or playmod.save_dir()) / "logs"
-    try:
-        _serve(table, specs, r, seeds[0], plans, say, terminal, box.sandbox,
-               TimeControl(startup_ms=startup_ms, decision_ms=decision_ms, bank_ms=bank_ms),
-               "forfeit" if on_failure == "forfeit" else "default", log_dir, resume)
-    except JoinTimeout as exc:
-        raise fail(str(exc), then=f"Go on with: {table.resume_command(resume)}" if resume
-                   is not None else None) from None
+        run(plan, typer.echo)
+    except ServeError as exc:
+        raise fail(str(exc), then=exc.then) from None
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: what to resume was said
         raise typer.Exit(130) from None
     except (RecordError, ValueError) as exc:
         raise fail(str(exc)) from None
-    finally:
-        table.close()
 
 
-def _serve(table: Table, specs: list[str], rules: Ruleset, seed: int,
-           plans: Callable[[int], GamePlan | None], say: Callable[[str], None],
-           terminal: SharedTable | None, sandbox: bool, tc: TimeControl,
-           on_failure: FailurePolicy, log_dir: Path, resumed_from: Path | None = None) -> None:
-    from ..net.table import build_seats, play_games
-    from ..seats.human import HumanSeat
-    from ..table.session import replay_command
-    tls = table.opts.tls is not None
-    say(f"Table on {table.opts.host}:{table.hub.port} ("
-        + ("TLS" if tls else "no TLS: anyone on the network path can read the traffic, cards"
-           " and tokens included; use --tls-cert/--tls-key") + ")")
-    try:  # from the first join line on, a stop says how to go on
-        for text in table.join_lines():
-            table.raw("  " + text)
-        if tls:
-            say("  (a client needs --tls-ca CERT.pem if the certificate is self-signed)")
-        seats = build_seats(table, specs, seed, log_dir, terminal, sandbox)
-        resumed = any(r.resumed for r in table.remote)
-        for s in seats:
-            if isinstance(s, HumanSeat) and resumed:
-                s.replaying = True  # the save's earlier hands were shown before
-        if table.remote:
-            say("Waiting for the remote seats to join...")
-        table.wait_joined()
-    except KeyboardInterrupt:  # stopped before the game went on: the save is as it was
-        if resumed_from is not None:
-            say(f"Stopped. The game is saved in {resumed_from}")
-            table.raw(f"Go on with: {table.resume_command(resumed_from)}")
-        raise
-
-    def done(result: GameResult, plan: GamePlan) -> None:
-        if result.reason in ("saved", "unfinished"):
-            say(f"Game saved to {plan.record}")
-            table.raw(f"Go on with: {table.resume_command(plan.record)}")
-        else:
-            won = "a draw" if result.winner is None else f"side {result.winner} wins"
-            say(f"Game {result.game} over ({result.reason}): {won}, scores "
-                + " / ".join(map(str, result.scores)) + f"; recorded in {plan.record}")
-            table.raw(f"Replay it with: {replay_command(plan.record)}")
-        for i, rep in enumerate(result.seats):
-            if rep["status"] != "OK":
-                say(f"  seat {i} ({rep['name']}): {rep['status']} "
-                    + "; ".join(rep["errors"][:2]))
-        for remote in table.remote:
-            s = remote.summary()
-            rtt = (f", network round trip median {s['rtt_ms_median']:.2f} ms (max"
-                   f" {s['rtt_ms_max']:.2f} ms, TCP's estimate)" if s["rtt_ms_median"]
-                   is not None else "")
-            say(f"  seat {s['seat']} ({s['name']}): a {s['kind']}, joined {s['joins']}"
-                f" time(s){rtt}")
-
-    play_games(table, seats, rules, tc, on_failure, plans, done)
+def _check_choices(away_level: str, on_failure: str) -> None:
+    from ..players import PLAYERS
+    if away_level not in PLAYERS:
+        raise fail(f"--away-level takes {', '.join(PLAYERS)}, not {away_level!r}")
+    if on_failure not in ("default", "forfeit"):
+        raise fail("--on-failure takes 'default' or 'forfeit'")
 
 
-def join(
+def _resumed_save(resume: Path, save_dir: Path | None, clear: bool, host: str, port: int
+                  ) -> Path:
+    """The save --resume names; a table once served with TLS is refused in clear."""
+    from ..net.table import load_tls, serve_command
+    from ..table import session as playmod
+    from ..table.saves import SERVE, NoSuchSave, resolve
+    from .play import games_command
+    try:
+        resume = resolve(resume, SERVE, save_dir or playmod.save_dir())
+    except NoSuchSave as exc:
+        raise fail(str(exc), then=f"List them with: {games_command(save_dir)}") from None
+    was_tls = load_tls(resume)
+    if was_tls is not None and clear:
+        # Its tokens were given out encrypted: they never travel in clear after.
+        raise fail(f"{resume} was served with TLS (--tls-cert, --tls-key): its tokens and"
+                   " cards never travel in clear, so it goes on with TLS only",
+                   then="Go on with: " + serve_command(resume, was_tls, host, port))
+    return resume
+
+
+def _server_tls(tls_files: tuple[str, str] | None) -> ssl.SSLContext | None:
+    from ..net.client import server_tls
+    try:
+        return server_tls(*tls_files) if tls_files else None
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class _Games:
+    """A table's seats, rules and games: a new table's from the options, a resumed one's
+    from its save."""
+
+    specs: list[str]
+    rules: Ruleset
+    seed: int
+    plans: Callable[[int], GamePlan | None]
+    tokens: TokenBook | None = None
+
+
+@dataclass(frozen=True)
+class _NewTable:
+    seat: list[str] | None
+    rules: str
+    set_: list[str] | None
+    seed: int | None
+    games: int
+    deck: Path | None
+    dealer: int | None
+    scores: str | None
+    hand: int
+    save_dir: Path
+
+
+def _resumed_games(resume: Path, trust_seats: bool) -> _Games:
+    from ..net.table import GamePlan, is_remote, load_tokens
+    from ..seats.contain import hide
+    from ..table import session as playmod
+    from .play import confirm_programs, saves_refused
+    with saves_refused():
+        hide(resume.resolve().parent)
+        setup = playmod.resume_setup(resume)
+        tokens = load_tokens(resume, setup.rules.players)
+    confirm_programs(playmod.programs([s for s in setup.specs if not is_remote(s)]), trust_seats)
+    first = GamePlan(setup.seed, resume, setup.decks, setup.dealer, setup.prefix,
+                     setup.secret, setup.scores, setup.hand_no)
+    return _Games(setup.specs, setup.rules, setup.seed,
+                  lambda g: first if g == 1 else None, tokens)
+
+
+def _new_games(new: _NewTable) -> _Games:
+    from ..hosting.match import game_seeds
+    from ..net.table import new_plans
+    from .play import saves_refused
+    r = load_rules(new.rules, new.set_)
+    specs = list(new.seat or [])
+    if len(specs) != r.players:
+        raise fail(f"{r.name} needs {r.players} seats (--seat once per player, e.g."
+                   " --seat remote:ana --seat builtin:hard --seat remote:bo --seat"
+                   f" builtin:hard), got {len(specs)}")
+    start = load_scores(new.scores, r)
+    seeds = game_seeds(new.games, new.seed)  # none given: 128 bits from secrets per game
+    decks = load_decks(new.deck, r, new.dealer, seeds[0]) or None
+    with saves_refused():
+        plans = new_plans(seeds, new.save_dir, decks, new.dealer, start, new.hand)
+    return _Games(specs, r, seeds[0], plans)
+
+
+def join(  # noqa: PLR0913 - Typer options
     address: Annotated[str, typer.Argument(help="The table: HOST:PORT, as the host printed.")],
     token: Annotated[str, typer.Option(
         envvar="CANASTA_TOKEN", help="Your seat's token (or the spectators' with --watch), as"
@@ -339,14 +311,14 @@ def join(
     if bot is not None:
         import asyncio
 
-        from ..net.botpipe import pipe
+        from ..net.botpipe import BotAtTable, pipe
         # Boxed like any bot this program starts (a bot at a table cannot ponder: its
         # clock runs on the server, which cannot freeze it).
-        box.setup([bot], ponder=True)
+        policy = box.setup([bot], ponder=True)
         log = bot_log or (Path("/dev/stderr") if os.path.exists("/dev/stderr") else None)
         try:
-            why = asyncio.run(pipe(host, port, token, ctx, bot, box.sandbox, log, typer.echo,
-                                   retry_s))
+            plan = BotAtTable(host, port, token, ctx, bot, policy, log, retry_s)
+            why = asyncio.run(pipe(plan, typer.echo))
         except JoinError as exc:
             raise fail(str(exc)) from None
         typer.echo(f"bot left the table: {why}")

@@ -77,10 +77,31 @@ class BoxOptions:
     bot_writable: list[Path] | None = None
 
     def setup(self, specs: list[str], ponder: bool | None = None) -> box.BoxPolicy:
-        """``setup_box`` with these options (``ponder`` overrides --ponder)."""
-        return setup_box(specs, self.sandbox, self.unboxed,
-                         self.ponder if ponder is None else ponder, self.bot_memory,
-                         self.bot_procs, self.bot_disk, self.bot_writable)
+        """The box for this command's bots (``ponder`` overrides --ponder), to put in its
+        plan; a command with bot processes (or --sandbox) stops here, in one line, where no
+        such box can be built."""
+        if self.sandbox and self.unboxed:
+            raise fail("--sandbox and --unboxed contradict each other")
+        for d in self.bot_writable or []:
+            if not d.is_dir():
+                raise fail(f"--bot-writable {d}: not a directory")
+        mode: box.Mode = "unboxed" if self.unboxed else "bubblewrap" if self.sandbox else "auto"
+        policy = box.BoxPolicy(mode=mode, memory_mb=self.bot_memory, procs=self.bot_procs,
+                               disk_mb=self.bot_disk,
+                               ponder=self.ponder if ponder is None else ponder,
+                               writable=tuple(str(d.resolve()) for d in self.bot_writable or []))
+        cgroups.sweep_stale()
+        leftovers.sweep_stale()
+        hide(*_own_data_dirs())  # saved games, their sealed seeds: never a bot's to read
+        if self.sandbox or any(not s.split("=", 1)[-1].strip().startswith(("builtin:", "human"))
+                               for s in specs):
+            try:
+                note = box.check(policy)
+            except box.BoxUnavailable as exc:
+                raise fail(str(exc)) from None
+            if note:
+                typer.echo(f"note: {note}", err=True)
+        return policy
 
     def args(self) -> list[str]:
         """These options as command-line arguments (those left at their default omitted)."""
@@ -152,33 +173,6 @@ def _own_data_dirs() -> list[Path]:
             Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state") / "canasta"]
 
 
-def setup_box(specs: list[str], sandbox: bool, unboxed: bool, ponder: bool, memory: int,
-              procs: int, disk: int, writable: list[Path] | None) -> box.BoxPolicy:
-    """The box for this command's bots, set for every seat it starts; a command with bot
-    processes (or --sandbox) stops here, in one line, where no such box can be built."""
-    if sandbox and unboxed:
-        raise fail("--sandbox and --unboxed contradict each other")
-    for d in writable or []:
-        if not d.is_dir():
-            raise fail(f"--bot-writable {d}: not a directory")
-    policy = box.BoxPolicy(mode="unboxed" if unboxed else "bubblewrap" if sandbox else "auto",
-                           memory_mb=memory, procs=procs, disk_mb=disk, ponder=ponder,
-                           writable=tuple(str(d.resolve()) for d in writable or []))
-    box.configure(policy)
-    cgroups.sweep_stale()
-    leftovers.sweep_stale()
-    hide(*_own_data_dirs())  # saved games, their sealed seeds: never a bot's to read
-    if sandbox or any(not s.split("=", 1)[-1].strip().startswith(("builtin:", "human"))
-                      for s in specs):
-        try:
-            note = box.check(policy)
-        except box.BoxUnavailable as exc:
-            raise fail(str(exc)) from None
-        if note:
-            typer.echo(f"note: {note}", err=True)
-    return policy
-
-
 def load_rules(name: str, options: list[str] | None) -> Ruleset:
     try:
         rules = preset(name)
@@ -234,12 +228,3 @@ def load_decks(path: Path | None, rules: Ruleset, dealer: int | None,
                    " lists cards such as 'Kh 10d Jo', see docs/ENGINE.md") from None
     except DeckFileError as exc:
         raise fail(f"{path}: {exc}") from None
-
-
-def next_step() -> bool:
-    """Enter for the next step; q (or the end of input) to stop."""
-    try:
-        answer = input("[Enter: next step, q: quit] ")
-    except (EOFError, KeyboardInterrupt):
-        return False
-    return answer.strip().lower() not in ("q", "quit")

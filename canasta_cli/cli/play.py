@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..core.reasons import GOES_ON, GameEnd
 from ..seats.contain import hide
 from ..ui.commandline import command_line
 from ..util.private_files import os_message
@@ -38,7 +40,7 @@ def register(app: typer.Typer) -> None:
     app.command()(box_options()(play))
 
 
-def play(
+def play(  # noqa: PLR0913 - Typer options
     rules: RulesOpt = "classic",
     set_: SetOpt = None,
     seed: Annotated[int | None, typer.Option(help="Seed for the deal (default: random).")]
@@ -86,129 +88,138 @@ def play(
     """Play Canasta at the prompt against built-in players or bots."""
     # Loaded when the command runs, as in every command module: the prompt (prompt_toolkit)
     # would slow every other command's start.
-    from ..hosting.records import RecordError
-    from ..hosting.referee import TimeControl
     from ..table import session as playmod
-    from ..table.saves import FinishedGame
-    box.setup(seat or [])
+    policy = box.setup(seat or [])
     bounds.enforce(bounds.check_directory, "--save-dir", save_dir)
-    if four_color is not None:
-        try:
-            playmod.save_setting("four_color", four_color)
-        except OSError as exc:
-            typer.echo(f"note: the colour choice was not saved: {exc}", err=True)
-    colors = four_color if four_color is not None else \
-        bool(playmod.load_settings().get("four_color"))
+    colors = _four_color(four_color)
     if plain and sum(1 for s in seat or [] if s == "human" or s.startswith("human:")) > 1:
         raise fail("--plain cannot hide one player's hand from the next: a hot-seat game needs"
                    " the terminal's screen")
-    table = playmod.make_table(ascii_only, no_color, colors, plain)
-    tc = TimeControl()
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
-    looked_up = False  # --resume last or N: --save-dir says where the saves are
-    if resume is not None:
-        from ..table.saves import PLAY, NoSuchSave, resolve
-        try:
-            found = resolve(resume, PLAY, save_dir or playmod.save_dir())
-        except NoSuchSave as exc:
-            then = (f"Start one with: {command_line('play')}" if str(resume) == "last" else
-                    f"List them with: {_games_command(save_dir)}")
-            raise fail(str(exc), then=then) from None
-        looked_up, resume = found != resume, found
-        hide(resume.resolve().parent)
-    try:
+    new = _NewGame(rules, set_, seed, seat, save_dir, deck, dealer, scores, hand, level)
+    display = playmod.Display(ascii_only, no_color, colors, plain)
+    with saves_refused():
         if resume is not None:
-            ignored = [name for name, given in (("--rules", rules != "classic"),
-                                                ("--set", bool(set_)), ("--seed", seed is not None),
-                                                ("--seat", bool(seat)),
-                                                ("--save-dir", bool(save_dir) and not looked_up),
-                                                ("--deck", deck is not None),
-                                                ("--dealer", dealer is not None),
-                                                ("--scores", scores is not None),
-                                                ("--hand", hand != 1))
-                       if given]
-            if ignored:
-                typer.echo(f"note: {', '.join(ignored)} ignored with --resume: the save decides"
-                           " the rules, seats and seed", err=True)
-            setup = playmod.resume_setup(resume)
-            record = resume
-            _confirm_programs(playmod.programs(setup.specs), trust_seats)
-            table.terminal.show(f"Resuming {resume} ({len(setup.prefix or [])} moves so far).")
+            resume, saved = _resume(resume, new, trust_seats)
+            plan = playmod.TablePlan(saved, resume, display, policy, undo, resumed=True)
         else:
-            setup, record = _new_game(rules, set_, seed, seat, save_dir, deck, dealer, scores,
-                                      hand, level)
-        table.undo = undo or playmod.undo_by_default(setup.specs)
-        result = playmod.run(setup, record, table, tc, box.sandbox)
+            setup, record = _new_game(new)
+            plan = playmod.TablePlan(setup, record, display, policy, undo)
+        playmod.play(plan)
+
+
+def _four_color(choice: bool | None) -> bool:
+    """--four-color/--two-color, kept for the next games; else the kept choice."""
+    from ..table import session as playmod
+    if choice is None:
+        return bool(playmod.load_settings().get("four_color"))
+    try:
+        playmod.save_setting("four_color", choice)
+    except OSError as exc:
+        typer.echo(f"note: the colour choice was not saved: {exc}", err=True)
+    return choice
+
+
+@dataclass(frozen=True)
+class _NewGame:
+    """The options that make a new game (ignored, and said so, with --resume)."""
+
+    rules: str
+    set_: list[str] | None
+    seed: int | None
+    seat: list[str] | None
+    save_dir: Path | None
+    deck: Path | None
+    dealer: int | None
+    scores: str | None
+    hand: int
+    level: str
+
+    def ignored(self, looked_up: bool) -> list[str]:
+        """The options given that a save overrides (--save-dir only where it named the
+        save itself rather than where --resume last or N looked)."""
+        given = (("--rules", self.rules != "classic"), ("--set", bool(self.set_)),
+                 ("--seed", self.seed is not None), ("--seat", bool(self.seat)),
+                 ("--save-dir", bool(self.save_dir) and not looked_up),
+                 ("--deck", self.deck is not None), ("--dealer", self.dealer is not None),
+                 ("--scores", self.scores is not None), ("--hand", self.hand != 1))
+        return [name for name, was in given if was]
+
+
+def _resume(resume: Path, new: _NewGame, trust_seats: bool) -> tuple[Path, GameSetup]:
+    """The save --resume names (a file, 'last' or N: --save-dir says where to look), its bot
+    programs confirmed."""
+    from ..table import session as playmod
+    from ..table.saves import PLAY, NoSuchSave, resolve
+    try:
+        found = resolve(resume, PLAY, new.save_dir or playmod.save_dir())
+    except NoSuchSave as exc:
+        then = (f"Start one with: {command_line('play')}" if str(resume) == "last" else
+                f"List them with: {games_command(new.save_dir)}")
+        raise fail(str(exc), then=then) from None
+    hide(found.resolve().parent)
+    ignored = new.ignored(looked_up=found != resume)
+    if ignored:
+        typer.echo(f"note: {', '.join(ignored)} ignored with --resume: the save decides"
+                   " the rules, seats and seed", err=True)
+    setup = playmod.resume_setup(found)
+    confirm_programs(playmod.programs(setup.specs), trust_seats)
+    return found, setup
+
+
+@contextlib.contextmanager
+def saves_refused() -> Iterator[None]:
+    """A finished or damaged save, a bad seat, a save that cannot be written: one line (with
+    what to do next where there is something) and exit code 2."""
+    from ..hosting.records import RecordError
+    from ..table import session as playmod
+    from ..table.saves import FinishedGame
+    try:
+        yield
     except FinishedGame as exc:
         raise fail(f"{exc.path}: that game is already over",
                    then=f"Replay it with: {playmod.replay_command(exc.path)}") from None
-    except RecordError as exc:
-        raise fail(str(exc)) from None
-    except ValueError as exc:
+    except (RecordError, ValueError) as exc:
         raise fail(str(exc)) from None
     except OSError as exc:  # the save cannot be written (a full disk, a link in its place)
         raise fail(f"cannot write {visible(os_message(exc))}") from None
-    # Each hint is one line, never wrapped by the program: it can be copied whole
-    # (ui/commandline.py).
-    if result.reason == GameEnd.SAVED:
-        table.terminal.raw(f"Game saved to {record}")
-        table.terminal.raw(f"Resume with: {playmod.resume_command(record)}")
-    else:
-        table.terminal.raw(f"Replay it with: {playmod.replay_command(record)}")
-    _count(record, result.reason)
 
 
-def _games_command(save_dir: Path | None) -> str:
+def games_command(save_dir: Path | None) -> str:
     """``canasta games`` (with this --save-dir), as it can be typed here."""
     return command_line("games", *(["--save-dir", str(save_dir)] if save_dir else []))
 
 
-def _count(record: Path, reason: str) -> None:
-    """A finished game goes into the statistics (canasta stats); a store that cannot be
-    written is said, and the game stays recorded."""
-    import sqlite3
-
-    from ..hosting.records import RecordError
-    from ..table.history import record_game, stats_path
-    if reason in GOES_ON or not record.exists():
-        return
-    try:
-        record_game(record)
-    except (OSError, sqlite3.Error, RecordError) as exc:
-        typer.echo(f"note: the statistics in {stats_path()} were not updated: {exc}", err=True)
-
-
-def _new_game(rules: str, set_: list[str] | None, seed: int | None, seat: list[str] | None,
-              save_dir: Path | None, deck: Path | None, dealer: int | None, scores: str | None,
-              hand: int, level: str) -> tuple[GameSetup, Path]:
+def _new_game(new: _NewGame) -> tuple[GameSetup, Path]:
     """A new game's setup from the options, checked, and the path of its save."""
     from ..players import LEVELS
     from ..seats import builtin_seat
     from ..table import session as playmod
-    r = load_rules(rules, set_)
-    start = load_scores(scores, r)
+    r = load_rules(new.rules, new.set_)
+    start = load_scores(new.scores, r)
+    level = new.level
     if level.partition(":")[0] not in LEVELS:
         raise fail(f"--level takes {', '.join(LEVELS)}, not {level!r}")
     try:  # hard:deals=N and the like
         builtin_seat(f"builtin:{level}")
     except ValueError as exc:
         raise fail(f"--level: {exc}") from None
-    specs = seat or playmod.default_seats(r.players, level)
+    specs = new.seat or playmod.default_seats(r.players, level)
     if len(specs) != r.players:
         raise fail(f"{r.name} needs {r.players} seats (--seat once per player), got"
                    f" {len(specs)}")
     if not any(s == "human" or s.startswith("human:") for s in specs):
         raise fail("no human seat: use --seat human for at least one seat (or"
                    " 'canasta match' for bots only)")
-    game_seed = seed if seed is not None else fresh_seed()
-    record = playmod.new_save_path(save_dir or playmod.save_dir())
-    setup = playmod.GameSetup(specs=specs, rules=r, seed=game_seed, dealer=dealer,
-                      decks=load_decks(deck, r, dealer, game_seed) or None, scores=start,
-                      hand_no=hand)
+    game_seed = new.seed if new.seed is not None else fresh_seed()
+    record = playmod.new_save_path(new.save_dir or playmod.save_dir())
+    setup = playmod.GameSetup(specs=specs, rules=r, seed=game_seed, dealer=new.dealer,
+                              decks=load_decks(new.deck, r, new.dealer, game_seed) or None,
+                              scores=start, hand_no=new.hand)
     return setup, record
 
 
-def _confirm_programs(commands: list[str], trusted: bool) -> None:
+def confirm_programs(commands: list[str], trusted: bool) -> None:
     """A save never starts a program by itself: its bot commands are shown and confirmed."""
     if not commands or trusted:
         return

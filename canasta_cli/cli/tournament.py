@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -13,8 +14,9 @@ from ..hosting.referee import TimeControl
 from ..seats.contain import hide
 from ..util.private_files import os_message
 from ..util.safetext import visible
+from ..util.words import plural
 from . import bounds
-from .exitcodes import plural, seat_failed
+from .exitcodes import seat_failed
 from .options import (
     BANK_MS,
     DECISION_MS,
@@ -30,14 +32,17 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..tournament.runner import RunState
+    from ..core import Ruleset
+    from ..tournament.runner import RunState, TournamentPlan
+    from ..tournament.schedule import Format, Table
+    from ..tournament.stats import Sprt
 
 
 def register(app: typer.Typer) -> None:
     app.command()(box_options()(tournament))
 
 
-def tournament(
+def tournament(  # noqa: PLR0913 - Typer options
     bot: Annotated[list[str], typer.Option(
         "--bot", "-b", help="NAME=COMMAND (a bot command line, or a built-in player:"
         " builtin:random, greedy, easy, normal, hard, search).")],
@@ -95,22 +100,38 @@ def tournament(
     OUT/records/).  Exit codes: 0 no seat failed, 3 a seat failed (the count on stderr), 2
     usage errors."""
     # Loaded when the command runs: the runner brings in multiprocessing.
-    from ..tournament import report
-    from ..tournament.cluster import ClusterError, DaskExecutor, check_cluster
-    from ..tournament.outdir import release
-    from ..tournament.runner import (
-        Executor,
-        InlineExecutor,
-        LocalExecutor,
-        ResultsError,
-        default_concurrency,
-        run_tournament,
-        stderr_progress,
-    )
-    from ..tournament.stats import Sprt
+    from ..tournament.runner import TournamentPlan
+    from ..tournament.schedule import size
     r = load_rules(rules, set_)
+    bots = _bots(bot)
+    if format_ not in ("round-robin", "gauntlet"):
+        raise fail("--format takes round-robin or gauntlet")
+    fmt: Format = "gauntlet" if format_ == "gauntlet" else "round-robin"
+    seated = _table(table, r, bots, sprt)
+    test = _sprt(sprt, elo1, sprt_unit)
+    policy = box.setup(list(bots.values()))
+    bounds.enforce(bounds.check_tournament, bots, games, size(len(bots), fmt, r, seated),
+                   concurrency, cluster is not None)
+    bounds.enforce(bounds.check_clock, decision_ms, bank_ms)
+    bounds.enforce(bounds.check_elo, "--elo1", elo1)
+    _check_cluster(cluster, cluster_tls, cluster_insecure, box.unboxed)
+    master = _tournament_seed(out, seed, bots)
+    hide(out, *([cluster_tls] if cluster and cluster_tls else []))
+    from ..tournament.runner import default_concurrency
+    plan = TournamentPlan(
+        bots, fmt, games, r, master, out, concurrency or default_concurrency(), test,
+        TimeControl(decision_ms=decision_ms, bank_ms=bank_ms), reuse_bots, policy,
+        records or html is not None, tuple(box.args()), seated)
+    state = _run(plan, _Cluster(cluster, cluster_tls, cluster_insecure))
+    _results(plan, state, as_json, html)
+    from ..tournament.outdir import release
+    release(out)
+    _exit_on_failure(state, out, as_json)
+
+
+def _bots(specs: list[str]) -> dict[str, str]:
     bots: dict[str, str] = {}
-    for spec in bot:
+    for spec in specs:
         name, sep, command = spec.partition("=")
         if not sep or not name.strip() or not command.strip():
             raise fail(f"--bot {spec!r}: expected NAME=COMMAND, e.g. greedy=builtin:greedy")
@@ -119,12 +140,15 @@ def tournament(
         bots[name.strip()] = command.strip()
     if len(bots) < 2:
         raise fail("a tournament needs at least two --bot")
-    if format_ not in ("round-robin", "gauntlet"):
-        raise fail("--format takes round-robin or gauntlet")
+    return bots
+
+
+def _table(table: str | None, r: Ruleset, bots: dict[str, str], sprt: bool) -> Table:
+    """--table as the schedule takes it, checked against the rules, the bots and --sprt."""
     from ..tournament.schedule import default_table
     if table not in (None, "pairs", "threes"):
         raise fail("--table takes pairs or threes")
-    seated = default_table(r, len(bots)) if table is None else (
+    seated: Table = default_table(r, len(bots)) if table is None else (
         "threes" if table == "threes" else "pairs")
     if seated == "threes" and r.sides != 3:
         raise fail("--table threes needs rules with three sides (six-player-pairs, or three"
@@ -134,45 +158,66 @@ def tournament(
     if sprt and len(bots) != (3 if seated == "threes" else 2):
         raise fail("--sprt compares exactly two bots (or, at a table of three, the first two"
                    " of exactly three)")
+    return seated
+
+
+def _sprt(sprt: bool, elo1: float, unit: str) -> Sprt | None:
+    from ..tournament.stats import Sprt
     try:
-        test = Sprt(elo1=elo1, unit=sprt_unit) if sprt else None
+        return Sprt(elo1=elo1, unit=unit) if sprt else None
     except ValueError as exc:
         raise fail(f"--sprt-unit: {exc}") from None
-    policy = box.setup(list(bots.values()))
-    bounds.enforce(bounds.check_tournament, bots, format_, games, r.players, r.partnerships,
-                   concurrency, cluster is not None, decision_ms, bank_ms, elo1, r.sides,
-                   seated == "threes")
+
+
+@dataclass(frozen=True)
+class _Cluster:
+    """Where the games run: a Dask scheduler (``address``), or this machine's cores."""
+
+    address: str | None
+    tls: Path | None
+    insecure: bool
+
+
+def _check_cluster(address: str | None, tls: Path | None, insecure: bool, unboxed: bool
+                   ) -> None:
+    from ..tournament.cluster import ClusterError, check_cluster
     try:
-        if cluster:
-            check_cluster(cluster, cluster_tls, cluster_insecure)
-            if box.unboxed and not cluster_insecure:
+        if address:
+            check_cluster(address, tls, insecure)
+            if unboxed and not insecure:
                 raise ClusterError("--unboxed bots could read a worker's key and take the"
                                    " cluster over: keep them boxed (the default) on a TLS"
                                    " cluster")
-        elif cluster_tls or cluster_insecure:
+        elif tls or insecure:
             raise ClusterError("--cluster-tls and --cluster-insecure go with --cluster")
     except ClusterError as exc:
         raise fail(str(exc)) from None
-    seed = _tournament_seed(out, seed, bots)
-    hide(out, *([cluster_tls] if cluster and cluster_tls else []))
+
+
+def _run(plan: TournamentPlan, cluster: _Cluster) -> RunState:
+    from ..tournament.cluster import ClusterError, DaskExecutor
+    from ..tournament.runner import (
+        Executor,
+        InlineExecutor,
+        LocalExecutor,
+        ResultsError,
+        run_tournament,
+        stderr_progress,
+    )
 
     def warn(message: str) -> None:
         typer.echo(f"warning: {visible(message)}", err=True)
 
-    k = concurrency or default_concurrency()
+    k = plan.concurrency
     executor: Executor
     try:
-        executor = (DaskExecutor(cluster, cluster_tls, cluster_insecure, [out], warn)
-                    if cluster else LocalExecutor(k) if k > 1 else InlineExecutor())
+        executor = (DaskExecutor(cluster.address, cluster.tls, cluster.insecure, [plan.out],
+                                 warn)
+                    if cluster.address else LocalExecutor(k) if k > 1 else InlineExecutor())
     except (RuntimeError, OSError) as exc:
         raise fail(str(exc)) from None
-    tc = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms)
     try:
-        state = run_tournament(bots, "gauntlet" if format_ == "gauntlet" else "round-robin",
-                               games, r, seed, out, executor, k, test, stderr_progress(r), tc,
-                               reuse_bots, policy, warn=warn,
-                               records=records or html is not None,
-                               box_args=box.args(), table=seated)
+        state = run_tournament(plan, executor, stderr_progress(plan.rules), warn)
     except ClusterError as exc:
         executor.abort()
         raise fail(visible(str(exc))) from None
@@ -184,7 +229,13 @@ def tournament(
         raise
     executor.close()
     sys.stderr.write("\n")
-    summary = report.summarize(state, bots, r, format_, games, seed, test)
+    return state
+
+
+def _results(plan: TournamentPlan, state: RunState, as_json: bool, html: Path | None) -> None:
+    from ..tournament import report
+    out = plan.out
+    summary = report.summarize(state, plan)
     try:
         report.write(summary, out)
     except OSError as exc:
@@ -197,18 +248,17 @@ def tournament(
     if html is not None:
         from .report import html_report
         html_report(out, html, err=as_json)
-    release(out)
-    _exit_on_failure(state, out, as_json)
 
 
 def _exit_on_failure(state: RunState, out: Path, quiet: bool) -> None:
     """Games where a seat failed: where their details are, the first replay commands, and
     exit code 3 (exitcodes.py)."""
+    from ..protocol.statuses import SeatStatus
     from ..tournament.failures import failed, failure_path
     rows = [state.rows[i] for i in sorted(state.rows) if failed(state.rows[i])]
     if not rows:
         return
-    statuses: Counter[str] = Counter(s for r in rows for s in r["status"] if s != "OK")
+    statuses: Counter[str] = Counter(s for r in rows for s in r["status"] if s != SeatStatus.OK)
     if not quiet:
         from ..ui.commandline import command_line
         typer.echo(f"{plural(len(rows), 'game')} where a seat failed: reasons, stderr tails and"
@@ -218,7 +268,7 @@ def _exit_on_failure(state: RunState, out: Path, quiet: bool) -> None:
             path = failure_path(out, r["index"])
             typer.echo(f"  game {r['index'] + 1}: " + "; ".join(
                 f"seat {i} {visible(r['seating'][i])} {st}: {visible(r['why'][i] or '')}"
-                for i, st in enumerate(r["status"]) if st != "OK"))
+                for i, st in enumerate(r["status"]) if st != SeatStatus.OK))
             typer.echo(f"    details: {path}")
     raise seat_failed(len(rows), statuses)
 

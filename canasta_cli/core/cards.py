@@ -75,6 +75,11 @@ def full_deck(decks: int) -> tuple[int, ...]:
 
 
 def card_text(card: int) -> str:
+    """A card id as its text, rank then suit; each deck of a pack has its own ids.
+
+    >>> card_text(0), card_text(50), card_text(53), card_text(54 + 50)
+    ('2c', 'Ah', 'Jo', 'Ah')
+    """
     return TEXT_OF[card]
 
 
@@ -111,6 +116,11 @@ def parse_kind(token: str) -> int:
 
     A red three reads as RED3: no legal move names one, and ``apply`` says why, so a move that
     names one is refused as a rule, not as unreadable text.
+
+    >>> parse_kind("K"), parse_kind("9h"), parse_kind("10"), parse_kind("4")
+    (9, 5, 6, 0)
+    >>> parse_kind("2") == DEUCE, parse_kind("Jo") == JOKER, parse_kind("3h") == RED3
+    (True, True, True)
     """
     raw = token.strip()
     if not raw:
@@ -133,6 +143,14 @@ def parse_card_sequence(tokens: Sequence[str], decks: int) -> list[int]:
 
     The n-th occurrence of the same card text becomes the n-th deck's copy of it, so a
     listing can never name more copies of a card than the pack holds.
+
+    >>> cards = parse_card_sequence(["Ah", "10s", "Jo", "ah"], decks=2)
+    >>> cards, [card_text(c) for c in cards]
+    ([50, 35, 52, 104], ['Ah', '10s', 'Jo', 'Ah'])
+    >>> parse_card_sequence(["Ah", "Ah", "Ah"], decks=2)
+    Traceback (most recent call last):
+        ...
+    canasta_cli.core.cards.CardParseError: too many copies of Ah: a pack of 2 decks holds only 2
     """
     by_text: dict[str, list[int]] = {}
     for cid in full_deck(decks):

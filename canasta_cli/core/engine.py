@@ -69,6 +69,16 @@ def new_game(rules: Ruleset | str = CLASSIC, seed: int = 0,
     ``hand_log`` keeps only the current hand's events in the log (``GameState.events``), from
     the move that dealt it: for a long game whose events are read as they happen (the
     referee's), so that its memory does not grow with the game.
+
+    >>> state = new_game("classic", seed=33)
+    >>> state.hand_no, state.dealer, state.actor, state.phase
+    (1, 1, 2, <Phase.DRAW: 'draw'>)
+    >>> len(state.hands[2]), len(state.stock), state.minimums
+    (11, 61, (50, 50))
+    >>> new_game("classic", seed=33).hands == state.hands  # the seed decides the deal
+    True
+    >>> new_game("classic", seed=33, scores=[1600, 3100]).minimums
+    (90, 120)
     """
     if isinstance(rules, str):
         from .rules import preset
@@ -111,7 +121,22 @@ def _deck_ids(deck: Sequence[int] | Sequence[str] | str, rules: Ruleset) -> list
 
 def apply(state: GameState, move: Move | str) -> GameState:
     """The state after ``move`` (a move, or its notation such as ``"meld K K 2"``); ``state``
-    itself is never changed."""
+    itself is never changed.
+
+    >>> from canasta_cli.core import TakePile, format_move
+    >>> state = new_game("classic", seed=33)  # seat 2 holds 4 4 2 2 K K K; a 4 on the pile
+    >>> after = apply(state, "pile 4 4 2 2")
+    >>> after.phase, len(after.hands[2]), len(state.hands[2])  # ``state`` is unchanged
+    (<Phase.MELD: 'meld'>, 7, 11)
+    >>> apply(state, TakePile(0, 2, 2)).hands == after.hands  # the move itself, not its text
+    True
+    >>> [format_move(m) for m in legal_moves(after)]
+    ['meld K K K', 'discard 7', 'discard 8', 'discard 10', 'discard J', 'discard K']
+    >>> apply(after, "meld J J 2")
+    Traceback (most recent call last):
+        ...
+    canasta_cli.core.engine.IllegalMoveError: you hold 1 J, not 2
+    """
     if isinstance(move, str):
         from .notation import parse_move
         move = parse_move(move, top_rank=KIND_OF[state.pile[-1]] if state.pile else None)

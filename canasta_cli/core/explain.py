@@ -27,6 +27,18 @@ def _names_red_three(move: Move) -> bool:
 
 
 def explain(state: GameState, move: Move) -> str:
+    """Why ``move``, which ``legal_moves(state)`` does not list, may not be played: the
+    message of ``apply``'s ``IllegalMoveError``.
+
+    >>> from canasta_cli.core import apply, new_game, parse_move
+    >>> state = new_game("classic", seed=33)  # seat 2 holds 4 4 2 2 K K K; a 4 on the pile
+    >>> explain(state, parse_move("meld K K K"))
+    "first draw from the stock ('draw') or take the pile ('pile ...')"
+    >>> explain(state, TakePile(9, 2))
+    'the top card of the pile is a 4, not a K'
+    >>> explain(apply(state, "draw"), Add(9, 9))
+    'your side has no K meld to add to'
+    """
     reason = malformed(move)
     if reason is not None:
         return reason

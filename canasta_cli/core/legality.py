@@ -24,7 +24,15 @@ from .state import GameState, Phase, kind_counts
 
 
 def legal_moves(state: GameState) -> list[Move]:
-    """Every legal move for ``state.actor``, in a stable order; empty only when the game is over."""
+    """Every legal move for ``state.actor``, in a stable order; empty only when the game is over.
+
+    >>> from canasta_cli.core import format_move, new_game
+    >>> state = new_game("classic", seed=33)  # seat 2 holds 4 4 2 2 K K K; a 4 on the pile
+    >>> state.actor, legal_moves(state)[:2]
+    (2, [Draw(), TakePile(rank=0, naturals=2, deuces=0, jokers=0)])
+    >>> [format_move(m) for m in legal_moves(state)]
+    ['draw', 'pile 4 4', 'pile 4 4 2', 'pile 4 4 2 2']
+    """
     cached = state._legal
     if cached is not None:
         return list(cached)

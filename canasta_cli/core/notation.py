@@ -57,6 +57,15 @@ def _tokens(rank: int, naturals: int, deuces: int, jokers: int) -> list[str]:
 
 
 def format_move(move: Move) -> str:
+    """A move as its notation, which ``parse_move`` reads back.
+
+    >>> format_move(Meld(9, 2, 1))
+    'meld K K 2'
+    >>> format_move(TakePile(8, 2, 0, 1)), format_move(Add(3, 12)), format_move(Discard(5))
+    ('pile Q Q Jo', 'add 7 Jo', 'discard 9')
+    >>> parse_move(format_move(Add(3, 12)))
+    Add(rank=3, kind=12)
+    """
     if isinstance(move, Draw):
         return "draw"
     if isinstance(move, TakePile):
@@ -107,7 +116,17 @@ def _shape(kinds: list[int], what: str) -> tuple[int, int, int, int]:
 
 
 def parse_move(text: str, top_rank: int | None = None) -> Move:
-    """Read one move.  A bare ``pile`` needs ``top_rank``, the rank on top of the pile."""
+    """Read one move.  A bare ``pile`` needs ``top_rank``, the rank on top of the pile.
+
+    >>> parse_move("meld K K 2")
+    Meld(rank=9, naturals=2, deuces=1, jokers=0)
+    >>> parse_move("discard 9h"), parse_move("pile", top_rank=9)
+    (Discard(kind=5), TakePile(rank=9, naturals=0, deuces=0, jokers=0))
+    >>> parse_move("meld K Q")
+    Traceback (most recent call last):
+        ...
+    canasta_cli.core.notation.NotationError: a meld must be of a single rank, not Q and K
+    """
     words = text.strip().split()
     if not words:
         raise NotationError(f"empty move: expected one of {_VERBS}")

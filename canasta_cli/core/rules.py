@@ -26,7 +26,20 @@ class RulesError(CanastaError):
 
 @dataclass(frozen=True)
 class Ruleset:
-    """All rule options.  Field names are the lower-case flags of the rules reference (§16)."""
+    """All rule options.  Field names are the lower-case flags of the rules reference (§16).
+
+    >>> CLASSIC.players, CLASSIC.decks, CLASSIC.sides, CLASSIC.target
+    (4, 2, 2, 5000)
+    >>> rules = CLASSIC.with_options(canastas_to_go_out=2)  # a new Ruleset; CLASSIC is frozen
+    >>> rules.canastas_to_go_out, rules.initial_minimum(1600)
+    (2, 90)
+    >>> preset("six-player").decks, preset("six-player").initial_minimum(8000)
+    (3, 150)
+    >>> Ruleset(players=5)
+    Traceback (most recent call last):
+        ...
+    canasta_cli.core.rules.RulesError: players must be 2, 3, 4 or 6, not 5
+    """
 
     name: str = "classic"
     players: int = 4

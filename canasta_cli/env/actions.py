@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..core.cards import BLACK3, DEUCE, JOKER, RED3
+from ..core.errors import CanastaError
 from ..core.moves import ADDS, ASK, DISCARDS, DRAW, END, NO, YES, Move, meld, take
 from ..core.notation import format_move
 from ..core.rules import Ruleset, preset
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 RANKS = range(11)
 
 
-class ActionError(ValueError):
+class ActionError(CanastaError):
     """An index outside the table, or a move the table does not hold."""
 
 

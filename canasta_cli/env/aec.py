@@ -20,6 +20,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]
 
 from ..core import IllegalMoveError, Ruleset, apply, legal_moves, new_game, observation, preset
+from ..core.errors import CanastaError
 from ..core.moves import Move
 from ..core.state import GameState, Phase
 from ..util.seeds import fresh_seed
@@ -36,8 +37,17 @@ _GAME_OVER = Phase.GAME_OVER
 _SHARED_ON_COPY = frozenset({"state_", "_seen_log", "rules", "table", "_moves", "_mask", "_index"})
 
 
-class IllegalActionError(ValueError):
-    """An action the mask does not allow; the message says which move and why."""
+class IllegalActionError(IllegalMoveError):
+    """An action the mask does not allow; the message says which move and why.  It is the
+    engine's ``IllegalMoveError`` (so a ``CanastaError`` and a ``ValueError`` too), with the
+    message as its ``reason``."""
+
+    def __init__(self, reason: str, move: object = None) -> None:
+        # Not IllegalMoveError.__init__: compiled (mypyc), it takes no instance of a class
+        # defined outside the compiled core.  It sets no more than this.
+        CanastaError.__init__(self, reason)
+        self.move = move
+        self.reason = reason
 
 
 def side_rewards(totals: tuple[int, ...] | list[int]) -> list[float]:

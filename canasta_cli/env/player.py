@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.cards import KIND_OF
+from ..core.errors import CanastaError
 from ..core.moves import Move
 from ..core.notation import parse_move
 from ..core.rules import Ruleset
@@ -28,7 +29,7 @@ from .public import PublicTracker, face_of_text
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], Any]
 
 
-class PolicyError(RuntimeError):
+class PolicyError(CanastaError, RuntimeError):
     """The policy answered with something that is not one of the legal actions."""
 
 

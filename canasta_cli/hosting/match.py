@@ -9,10 +9,12 @@ from typing import Any
 from ..core import Ruleset
 from ..protocol.statuses import SeatStatus
 from ..seats import Seat, builtin_seat, make_seat
+from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..seats.transcript import TranscriptSeat
+from ..util.safetext import visible
 from ..util.seat_names import split_name
 from ..util.seeds import fresh_seed
-from .referee import FailurePolicy, GameResult, Referee, TimeControl
+from .referee import FailurePolicy, GameResult, GameStart, Referee, TimeControl
 
 
 @dataclass
@@ -71,43 +73,97 @@ def game_seeds(games: int, seed: int | None) -> list[int]:
     return [fresh_seed() for _ in range(games)]
 
 
-def run_match(specs: list[str], rules: Ruleset, games: int, seed: int | None,
-              record_dir: Path | None, time_control: TimeControl,
-              on_failure: FailurePolicy = "default",
-              transcript_dir: Path | None = None, spin_us: int = 300,
-              sandbox: bool = False, scores: list[int] | None = None,
-              hand_no: int = 1, as_game: int | None = None) -> MatchResult:
-    """Bots stay alive across games; see ``game_seeds`` for the seeds.  The bots' stderr is
-    logged beside the records; without records no file is left, and the end of each bot's
-    stderr is kept in memory for the summary.  ``as_game``: number the first game so and set
+@dataclass(frozen=True)
+class MatchPlan:
+    """One ``canasta match``, as its options give it: who sits where, what is played, where
+    the records go and the box the bots run in.  ``as_game``: number the first game so and set
     the seats up as a tournament does for its game of that number (seats named by their NAME=
     alone, built-in players seeded from the deal's seed), so that a tournament's game plays
     again exactly."""
-    seeds = game_seeds(games, seed)
-    log_dir = record_dir
-    seats: list[Seat] = [make_seat(spec, i, seeds[0], log_dir, spin_us, sandbox)
-                         for i, spec in enumerate(specs)]
-    first = 1
-    if as_game is not None:
-        first = as_game
-        for i, spec in enumerate(specs):
-            name, command = split_name(spec.strip())
-            if command.startswith("builtin:"):
-                seats[i] = builtin_seat(command, seeds[0] + 7919 * i)
-            seats[i].name = name or command
-    if transcript_dir is not None:
-        seats = [TranscriptSeat(s, transcript_dir / f"seat{i}.jsonl") for i, s in enumerate(seats)]
-    referee = Referee(seats, rules, time_control, on_failure, record_dir)
+
+    seats: tuple[str, ...]
+    rules: Ruleset
+    games: int = 1
+    seed: int | None = None  # see ``game_seeds``
+    record_dir: Path | None = None
+    time_control: TimeControl = TimeControl()
+    on_failure: FailurePolicy = "default"
+    transcript_dir: Path | None = None
+    spin_us: int = 300
+    box: BoxPolicy = DEFAULT_POLICY
+    scores: tuple[int, ...] | None = None  # the game's scores before its first hand
+    hand_no: int = 1
+    as_game: int | None = None
+
+
+def run(plan: MatchPlan) -> MatchResult:
+    """Play the plan's games.  Bots stay alive across games; see ``game_seeds`` for the seeds.
+    The bots' stderr is logged beside the records; without records no file is left, and the
+    end of each bot's stderr is kept in memory for the summary."""
+    seeds = game_seeds(plan.games, plan.seed)
+    seats = _seats(plan, seeds[0])
+    referee = Referee(seats, plan.rules, plan.time_control, plan.on_failure, plan.record_dir)
+    first = plan.as_game or 1
+    scores = list(plan.scores) if plan.scores is not None else None
     results = []
     try:
-        for g in range(1, games + 1):
-            results.append(referee.play(first + g - 1, seed=seeds[g - 1], scores=scores,
-                                        hand_no=hand_no))
+        for g in range(1, plan.games + 1):
+            start = GameStart(scores=scores, hand_no=plan.hand_no)
+            results.append(referee.play(first + g - 1, seeds[g - 1], start))
         referee.end_match(results)
     finally:
         referee.close()
     tails = [seat_stderr_tail(s) for s in seats]
-    return MatchResult(rules, specs, results, log_dir, tails)
+    return MatchResult(plan.rules, list(plan.seats), results, plan.record_dir, tails)
+
+
+def _seats(plan: MatchPlan, seed: int) -> list[Seat]:
+    seats: list[Seat] = [make_seat(spec, i, seed, plan.record_dir, plan.spin_us, plan.box)
+                         for i, spec in enumerate(plan.seats)]
+    if plan.as_game is not None:
+        for i, spec in enumerate(plan.seats):
+            name, command = split_name(spec.strip())
+            if command.startswith("builtin:"):
+                seats[i] = builtin_seat(command, seed + 7919 * i)
+            seats[i].name = name or command
+    if plan.transcript_dir is not None:
+        folder = plan.transcript_dir
+        seats = [TranscriptSeat(s, folder / f"seat{i}.jsonl") for i, s in enumerate(seats)]
+    return seats
+
+
+def summary_lines(plan: MatchPlan, result: MatchResult) -> list[str]:
+    """The results table ``canasta match`` prints: sides, draws, each failing seat with its
+    errors (and the end of its stderr when no record keeps it), where the logs are."""
+    label = "side" if plan.rules.partnerships else "player"
+    seed, games = plan.seed, plan.games
+    seeds = (f"seeds {seed}..{seed + games - 1}" if seed is not None else
+             "random seeds (each record reveals its game's when it is over)")
+    lines = [f"{games} game{'' if games == 1 else 's'} of {plan.rules.name}, {seeds}",
+             f"{label:<6}{'wins':>6}{'points':>10}{'per hand':>10}  seats"]
+    for row in result.side_table():
+        lines.append(f"{row['side']:<6}{row['wins']:>6}{row['points']:>10}"
+                     f"{row['mean_per_hand']:>10.1f}  {visible(', '.join(row['seats']))}")
+    draws = sum(1 for g in result.games if g.winner is None)
+    if draws:
+        lines.append(f"draws: {draws}")
+    for i, rep in enumerate(result.seat_summary()):
+        if rep["status"] != SeatStatus.OK or rep["failures"]:
+            lines += _failing_seat(plan, result, i, rep)
+    lines.append(f"records and bot stderr logs in {plan.record_dir}" if plan.record_dir else
+                 "bot stderr is not kept: --record DIR keeps it with each game's record")
+    return lines
+
+
+def _failing_seat(plan: MatchPlan, result: MatchResult, i: int, rep: dict[str, Any]) -> list[str]:
+    lines = [f"seat {i} ({visible(rep['name'])}): {rep['status']} "
+             + ", ".join(f"{k} x{v}" for k, v in rep["failures"].items())]
+    lines += [f"    {visible(err)}" for err in rep["errors"][:3]]
+    tail = (result.stderr_tails or [""] * len(result.seats))[i].rstrip("\n")
+    if tail and not plan.record_dir:
+        lines.append("    its stderr ended with:")
+        lines += [f"      {visible(line)}" for line in tail.splitlines()[-5:]]
+    return lines
 
 
 def seat_stderr_tail(seat: Seat, limit: int = 2048) -> str:

@@ -1,8 +1,15 @@
-"""The referee: hosts games between seats; the game loop's clock and its records live here.
+"""The referee: plays games between seats, one decision at a time, against the engine.
 
-It sends each seat what that seat may see, asks the player to act for every decision with a
-deadline and a time bank, turns every failure into a seat status, and writes a JSON Lines
-record line by line, so that nothing a bot does can crash it or lose the record.
+It greets every seat (``hello``/``ready``, the protocol version and capabilities), sends each
+seat the events that seat may see, and asks the seat to act for every decision.  It times
+each decision on the monotonic clock (the deadline, the time bank, the margin), judges the
+answer with the engine, asks again or plays a default move after a bad one, and turns every
+failure into a seat status.  It writes the game's sealed record line by line through
+``records.RecordWriter`` (the reveal once the game is over; a saved game's seed in its
+secret file meanwhile), so that nothing a bot does can crash it or lose the record.
+
+The seats do their own reading and writing (a bot's pipes, the prompt, a socket) within the
+time the referee gives them; the players' clocks are their own.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from ..protocol.messages import (
     PROTOCOL,
     PROTOCOL_1_1,
     PROTOCOLS,
+    ActRequest,
     act_message,
     error_message,
     event_message,
@@ -71,7 +79,7 @@ class TimeControl:
 @dataclass
 class SeatReport:
     name: str
-    status: str = SeatStatus.OK
+    status: SeatStatus = SeatStatus.OK
     failures: Counter[str] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
     decisions: int = 0
@@ -82,7 +90,7 @@ class SeatReport:
     late: int = 0  # replies to earlier requests, dropped
     gone: bool = False  # crashed: nothing more is sent to it
 
-    def fail(self, status: str, reason: str) -> None:
+    def fail(self, status: SeatStatus, reason: str) -> None:
         self.failures[status] += 1
         if self.status == SeatStatus.OK or status == SeatStatus.CRASHED:
             self.status = status
@@ -142,6 +150,57 @@ def default_move(moves: list[Move]) -> Move:
     return moves[0]
 
 
+@dataclass(frozen=True)
+class GameStart:
+    """What a game starts from besides its seed: stacked ``decks`` (one per hand) and the
+    first ``dealer``, a save's recorded ``move`` lines to replay first (``prefix``), and the
+    totals and hand number of a game taken up part-way (``new_game``'s ``scores``,
+    ``hand_no``)."""
+
+    decks: list[list[int]] | None = None
+    dealer: int | None = None
+    prefix: list[dict[str, Any]] | None = None
+    scores: list[int] | None = None
+    hand_no: int = 1
+
+
+FROM_THE_DEAL = GameStart()  # a game dealt from its seed alone
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """One decision being asked: the state, its listed moves, the request, the record, and
+    when the asking started (the seat's clock runs from there)."""
+
+    state: GameState
+    moves: list[Move]
+    act: ActRequest
+    record: RecordWriter | None
+    start: float
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """Why a seat gave no legal move; ``noted``: the record already says so (its last bad
+    answer was noted when the retries ran out)."""
+
+    status: SeatStatus
+    reason: str
+    noted: bool = False
+
+
+@dataclass
+class _Run:
+    """A game in play: its state as it goes, and how it stopped."""
+
+    game: int
+    state: GameState
+    record: RecordWriter | None
+    pending: list[dict[str, Any]]  # recorded moves still to replay
+    forfeit: int | None = None
+    saved: bool = False
+
+
 class Referee:
     """Plays games between ``seats`` (one per player, seat 0 first)."""
 
@@ -199,7 +258,7 @@ class Referee:
                 seat.close()  # a bot that failed its handshake is not kept running
                 self._dead(i, f.status, f"handshake: {f.reason}")
 
-    def _dead(self, seat: int, status: str, reason: str) -> None:
+    def _dead(self, seat: int, status: SeatStatus, reason: str) -> None:
         self.reports[seat].fail(status, reason)
         self.reports[seat].alive = False
         self._pending.append(failure_line(seat, status, reason))
@@ -221,43 +280,64 @@ class Referee:
                 seat.close()
 
     # A game ----------------------------------------------------------------------------------
-    def play(self, game: int = 1, seed: int = 0, decks: list[list[int]] | None = None,
-             dealer: int | None = None, prefix: list[dict[str, Any]] | None = None,
-             record_file: Path | None = None, secret_file: Path | None = None,
-             scores: list[int] | None = None, hand_no: int = 1) -> GameResult:
-        """Play one game.  ``prefix`` holds recorded ``move`` lines to replay first (resuming a
-        saved game): the seats see those events but are not asked.  A person quitting
-        (``Interrupted``) ends the game as "saved"; its record is the save.
+    def play(self, game: int = 1, seed: int = 0, setup: GameStart = FROM_THE_DEAL,
+             record_file: Path | None = None, secret_file: Path | None = None) -> GameResult:
+        """Play one game from ``seed`` (and ``setup``).  A person quitting (``Interrupted``)
+        ends the game as "saved"; its record is the save.
 
         The record is sealed while the game runs: it holds what every seat may see and no
         more (no seed, no deck, no hidden card), and a ``reveal`` line with the seed and decks
         is added when the game is over.  ``secret_file`` (saved games) keeps the seed and decks
-        meanwhile, for resuming; it is removed once the reveal is written.
-
-        ``scores`` and ``hand_no`` start the game from given totals (``new_game``); the record's
-        header keeps them as ``start`` so that it replays."""
+        meanwhile, for resuming; it is removed once the reveal is written."""
         self.start()
-        rules = self.rules
         # Events go out (and into the record) as they happen, so the state keeps only this
         # hand's, unless a seat's observations carry the whole game's history.
-        state = new_game(rules, seed=seed, decks=decks or [], dealer=dealer, scores=scores,
-                         hand_no=hand_no, hand_log=not any("history" in s.caps for s in self.seats))
-        names = [s.name for s in self.seats]
+        state = new_game(self.rules, seed=seed, decks=setup.decks or [], dealer=setup.dealer,
+                         scores=setup.scores, hand_no=setup.hand_no,
+                         hand_log=not any("history" in s.caps for s in self.seats))
         record = self._open_record(game, record_file)
-        # A fresh report per game; a bot whose process is gone stays out, with its status.
+        self._fresh_reports()
+        secret = {"seed": seed, "dealer": state.dealer,
+                  "decks": [[TEXT_OF[c] for c in d] for d in state.stacked]}
+        self._begin(game, state, setup, record, (secret_file, secret))
+        run = _Run(game, state, record, list(setup.prefix or []))
+        try:
+            self._moves(run)
+        finally:
+            result = self._finish(game, seed, run.state, run.forfeit, record, run.saved)
+            # A saved game may go on later (even one cut short by an error): its seed stays
+            # in the secret file until the game is really over.
+            over = secret_file is None or result.reason not in GOES_ON
+            if record is not None:
+                if over:
+                    record.reveal(secret)
+                    if secret_file is not None:
+                        secret_file.unlink(missing_ok=True)
+                record.result(result.to_json(), sealed=not over)
+                record.close()
+        return result
+
+    def _fresh_reports(self) -> None:
+        """A fresh report per game; a bot whose process is gone stays out, with its status."""
         old = self.reports
         self.reports = [SeatReport(s.name) for s in self.seats]
         for rep, before, seat in zip(self.reports, old, self.seats, strict=True):
             rep.bank_ms = float(self.time.bank_ms)
             if not before.alive and (not seat.started or not seat.usable):
                 rep.alive, rep.status, rep.errors = False, before.status, before.errors[:1]
+
+    def _begin(self, game: int, state: GameState, setup: GameStart,
+               record: RecordWriter | None, sealed: tuple[Path | None, dict[str, Any]]) -> None:
+        """The record's header (``start`` keeps a game begun from given totals, so that it
+        replays), the sealed seed kept for a save, the failures noted before the game, and
+        each seat's ``game_start``."""
+        names = [s.name for s in self.seats]
         header = {"protocol": PROTOCOL, "game": game, "sealed": True,
-                  "dealer": state.dealer, "rules": rules.to_dict(), "seats": names,
+                  "dealer": state.dealer, "rules": self.rules.to_dict(), "seats": names,
                   "time": self.time.to_json(), "on_failure": self.on_failure}
-        if scores is not None or hand_no != 1:
-            header["start"] = {"scores": list(state.scores), "hand_no": hand_no}
-        secret = {"seed": seed, "dealer": state.dealer,
-                  "decks": [[TEXT_OF[c] for c in d] for d in state.stacked]}
+        if setup.scores is not None or setup.hand_no != 1:
+            header["start"] = {"scores": list(state.scores), "hand_no": setup.hand_no}
+        secret_file, secret = sealed
         if secret_file is not None:
             header["secret"] = secret_file.name
             if not secret_file.exists():
@@ -271,52 +351,44 @@ class Referee:
         self._pending.clear()
         for i, seat in enumerate(self.seats):
             self._send(i, game_start_message(
-                game, i, rules, names, seat.caps if seat.protocol == PROTOCOL_1_1 else None))
+                game, i, self.rules, names, seat.caps if seat.protocol == PROTOCOL_1_1 else None))
+
+    def _moves(self, run: _Run) -> None:
+        """The game's moves to its end: a save's recorded ones first (the seats hear them but
+        are not asked), then each seat's decisions; a seat that fails with ``forfeit`` ends
+        it, a person quitting saves it."""
         sent: Any = None
-        forfeit: int | None = None
-        saved = False
-        pending = list(prefix or [])
-        try:
-            while True:
-                if record is not None or self._hearing:
-                    sent = self._publish(game, state, sent, record)
-                if state.is_over:
-                    break
-                moves = legal_moves(state)
-                actor = state.actor
-                move: Move | None
-                if pending:
-                    move, by = _recorded_move(state, pending.pop(0))
-                elif len(moves) == 1 and "auto_forced" in self.seats[actor].caps:
-                    move, by = moves[0], "auto"  # asked for: a forced move is not asked
-                else:
-                    try:
-                        move, by = self._decide(game, state, moves, record)
-                    except Interrupted:
-                        saved = True
-                        break
-                if move is None:
-                    forfeit = actor
-                    break
-                state = apply(state, move)
-                if record is not None:
-                    record.move(actor, format_move(move), by)
-        finally:
-            result = self._finish(game, seed, state, forfeit, record, saved)
-            # A saved game may go on later (even one cut short by an error): its seed stays
-            # in the secret file until the game is really over.
-            over = secret_file is None or result.reason not in GOES_ON
+        record, game = run.record, run.game
+        while True:
+            state = run.state
+            if record is not None or self._hearing:
+                sent = self._publish(game, state, sent, record)
+            if state.is_over:
+                return
+            moves = legal_moves(state)
+            actor = state.actor
+            move: Move | None
+            if run.pending:
+                move, by = _recorded_move(state, run.pending.pop(0))
+            elif len(moves) == 1 and "auto_forced" in self.seats[actor].caps:
+                move, by = moves[0], "auto"  # asked for: a forced move is not asked
+            else:
+                try:
+                    move, by = self._decide(game, state, moves, record)
+                except Interrupted:
+                    run.saved = True
+                    return
+            if move is None:
+                run.forfeit = actor
+                return
+            run.state = apply(state, move)
             if record is not None:
-                if over:
-                    record.reveal(secret)
-                    if secret_file is not None:
-                        secret_file.unlink(missing_ok=True)
-                record.result(result.to_json(), sealed=not over)
-                record.close()
-        return result
+                record.move(actor, format_move(move), by)
 
     def _decide(self, game: int, state: GameState, moves: list[Move],
                 record: RecordWriter | None) -> tuple[Move | None, str]:
+        """The move of the seat to act, and who chose it: the seat, or the referee's default
+        (a seat out of the game, or one that failed; ``forfeit`` gives no move)."""
         actor = state.actor
         rep = self.reports[actor]
         seat = self.seats[actor]
@@ -327,46 +399,15 @@ class Referee:
         self._request += 1
         req = self._request
         seat.last_request = req
-        budget = self.time.decision_ms + rep.bank_ms if seat.timed else 1e12
         start = _monotonic()
         act = act_message(game, req, state, moves, self.time.decision_ms, int(rep.bank_ms),
                           explains=seat.explains, caps=seat.caps)
-        retry: dict[str, Any] | None = None  # the error message that asks again
         if not seat.timed:
             self._flush_others(actor)  # a person thinks for seconds: the bots catch up now
         if not isinstance(seat, SubprocessSeat):
             hold_idle_bots()  # a bot holds the others itself, once its request is written
-        move: Move | None = None
-        failure: tuple[str, str] | None = None
-        retries = 0
-        max_retries = self.max_retries if self.on_failure == "default" else 0
-        last_error: tuple[str, str] = (SeatStatus.PROTOCOL_ERROR, "")
-        while move is None:
-            if retries > max_retries:
-                failure = (last_error[0], f"{last_error[1]} (after {retries} tries)")
-                break
-            left = budget + self.time.margin_ms - (_monotonic() - start) * 1000
-            if left <= 0:
-                failure = (SeatStatus.TIMEOUT, f"no legal move within {budget:.0f} ms")
-                break
-            try:
-                reply = seat.act(act, left / 1000) if retry is None else \
-                    seat.request(retry, left / 1000)
-                move = read_reply(reply, req, state, moves)
-                continue
-            except SeatFailure as f:
-                if f.status != SeatStatus.PROTOCOL_ERROR or not seat.usable:
-                    failure = (f.status, f.reason)
-                    break
-                last_error = (f.status, f.reason)
-            except ProtocolError as exc:
-                last_error = (exc.code, str(exc))
-            except IllegalReply as exc:
-                last_error = (SeatStatus.ILLEGAL_MOVE, str(exc))
-            retries += 1
-            self._note(record, actor, *last_error)
-            retry = error_message(req, last_error[0], last_error[1],
-                                  retry=retries <= max_retries)
+        asking = _Asking(state, moves, act, record, start)
+        move, failure = self._ask(asking)
         used = (_monotonic() - start) * 1000
         rep.time_ms += used
         over = used - self.time.decision_ms
@@ -378,9 +419,50 @@ class Referee:
             self.round_trips_ms.append(used)
             return move, seat.played_by or ("bot" if seat.timed else "human")
         assert failure is not None
-        status, reason = failure
-        if retries <= max_retries:
-            self._note(record, actor, status, reason)
+        return self._failed(asking, failure)
+
+    def _ask(self, a: _Asking) -> tuple[Move | None, _Failure | None]:
+        """Ask until a legal move comes, asking again after a bad answer (``max_retries``
+        times with ``on_failure=default``) while the seat's time lasts."""
+        actor, req = a.state.actor, a.act.id
+        seat = self.seats[actor]
+        budget = self.time.decision_ms + self.reports[actor].bank_ms if seat.timed else 1e12
+        retry: dict[str, Any] | None = None  # the error message that asks again
+        max_retries = self.max_retries if self.on_failure == "default" else 0
+        last_error: tuple[SeatStatus, str] = (SeatStatus.PROTOCOL_ERROR, "")
+        retries = 0
+        while True:
+            if retries > max_retries:
+                return None, _Failure(last_error[0], f"{last_error[1]} (after {retries} tries)",
+                                      noted=True)
+            left = budget + self.time.margin_ms - (_monotonic() - a.start) * 1000
+            if left <= 0:
+                return None, _Failure(SeatStatus.TIMEOUT, f"no legal move within {budget:.0f} ms")
+            try:
+                reply = seat.act(a.act, left / 1000) if retry is None else \
+                    seat.request(retry, left / 1000)
+                return read_reply(reply, req, a.state, a.moves), None
+            except SeatFailure as f:
+                if f.status != SeatStatus.PROTOCOL_ERROR or not seat.usable:
+                    return None, _Failure(f.status, f.reason)
+                last_error = (f.status, f.reason)
+            except ProtocolError as exc:
+                last_error = (exc.code, str(exc))
+            except IllegalReply as exc:
+                last_error = (SeatStatus.ILLEGAL_MOVE, str(exc))
+            retries += 1
+            self._note(a.record, actor, *last_error)
+            retry = error_message(req, last_error[0], last_error[1],
+                                  retry=retries <= max_retries)
+
+    def _failed(self, a: _Asking, failure: _Failure) -> tuple[Move | None, str]:
+        """A seat that gave no legal move: noted; a stuck or dead bot is out for the rest of
+        the game; then a default move (told to the seat), or none with ``forfeit``."""
+        actor, req = a.state.actor, a.act.id
+        rep, seat = self.reports[actor], self.seats[actor]
+        status, reason = failure.status, failure.reason
+        if not failure.noted:
+            self._note(a.record, actor, status, reason)
         if status in (SeatStatus.CRASHED, SeatStatus.TIMEOUT) or not seat.usable:
             rep.alive = False  # a stuck or dead bot gets default moves for the rest of the game
         rep.gone = status == SeatStatus.CRASHED or not seat.usable
@@ -389,7 +471,7 @@ class Referee:
         self._send(actor, error_message(req, status, reason + "; the referee played a default"
                                         " move", retry=False))
         rep.default_moves += 1
-        return default_move(moves), "default"
+        return default_move(a.moves), "default"
 
     def _strays(self, i: int, record: RecordWriter | None) -> None:
         """Messages a seat sent unasked are counted; late replies are only noted."""
@@ -401,7 +483,7 @@ class Referee:
             if record is not None:
                 record.late(i, note)
 
-    def _note(self, record: RecordWriter | None, seat: int, status: str, reason: str) -> None:
+    def _note(self, record: RecordWriter | None, seat: int, status: SeatStatus, reason: str) -> None:
         self.reports[seat].fail(status, reason)
         if record is not None:
             record.failure(seat, status, reason)

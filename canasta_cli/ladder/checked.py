@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+from ..core.errors import CanastaError
 from ..util.seeds import MAX_SEED
 
 MAX_ROW_ID = 10**12     # deals, runs and failures are numbered from 1; far fewer are ever made
@@ -19,7 +20,7 @@ MAX_COMMAND = 1 << 16   # characters of a bot's command line, as ladder add boun
 _WHOLE = re.compile(r"-?[0-9]{1,40}")
 
 
-class Damage(ValueError):
+class Damage(CanastaError):
     """A value of the ladder file that cannot be used; the message says which."""
 
 

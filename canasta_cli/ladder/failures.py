@@ -21,7 +21,7 @@ from typing import Any
 from ..core import Ruleset
 from ..hosting.records import MAX_RECORD as MAX_RECORD_TEXT
 from ..protocol.statuses import FAILURES, SeatStatus
-from ..tournament.failures import STDERR_TAIL, replay_command
+from ..tournament.failures import STDERR_TAIL, Replaying, replay_command
 from . import checked
 from .checked import Damage
 
@@ -66,8 +66,8 @@ def from_row(row: dict[str, Any], bots: dict[str, str], rules: Ruleset,
     record = zlib.compress(text.encode("utf-8"), 6) if isinstance(text, str) else None
     if record is not None and len(record) > MAX_RECORD:
         record = None
-    replay = replay_command(bots, row, rules, clock, box_args, cwd=cwd,
-                            record_dir=f"ladder-replay-{row['deal']}-{row['index'] + 1}")
+    how = Replaying(bots, rules, clock, tuple(box_args or ()), cwd)
+    replay = replay_command(how, row, f"ladder-replay-{row['deal']}-{row['index'] + 1}")
     out = []
     stderr = row.get("stderr") or {}
     for seat, (status, why) in enumerate(zip(row["status"], row["why"], strict=True)):

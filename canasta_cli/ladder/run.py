@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
 from ..core import Ruleset
@@ -34,11 +35,28 @@ def play_deal(deal: Deal, config: Config, box_args: tuple[str, ...] = ()
     return (1.0 if diff > 0 else 0.0 if diff < 0 else 0.5), diff, failed, kept
 
 
-def run_ladder(ladder: Ladder, rules: Ruleset, master: Master, deals: int, concurrency: int,
-               config: Config, progress: Callable[[int, Deal, float], None] | None = None,
-               box_args: tuple[str, ...] = (), keep: int = KEEP) -> tuple[int, int]:
-    """Play ``deals`` deals; returns how many were finished and in how many games a seat
+@dataclass(frozen=True)
+class LadderPlan:
+    """One ``ladder run``: ``deals`` deals between the pairs that need them most, ``concurrency``
+    at once, each game as ``config`` says (the bots, the rules kept in the file, the clock and
+    the box); ``box_args`` are the box's options as given, for the replay lines of failed
+    games, of which ``keep`` per bot are kept."""
+
+    rules: Ruleset
+    master: Master
+    deals: int
+    config: Config
+    concurrency: int = 1
+    box_args: tuple[str, ...] = ()
+    keep: int = KEEP
+
+
+def run_ladder(ladder: Ladder, plan: LadderPlan,
+               progress: Callable[[int, Deal, float], None] | None = None) -> tuple[int, int]:
+    """Play the plan's deals; returns how many were finished and in how many games a seat
     failed."""
+    deals, concurrency, config, box_args = plan.deals, plan.concurrency, plan.config, plan.box_args
+    master, keep = plan.master, plan.keep
     run = ladder.start_run()
     done = 0
     failed_games = 0

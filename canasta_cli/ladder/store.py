@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from ..core.errors import CanastaError
 from ..util.private_files import InputFileError, private_database, read_input, write_private
 from ..util.processes import pid_alive
 from ..util.seeds import MAX_SEED, SEED_BITS, derive, fresh_seed
@@ -65,7 +66,7 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-class LadderError(ValueError):
+class LadderError(CanastaError):
     """The ladder file cannot be used as asked; the message is one line."""
 
 

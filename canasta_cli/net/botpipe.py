@@ -14,10 +14,12 @@ import contextlib
 import os
 import ssl
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol.replies import ProtocolError, decode_line
 from ..seats.base import Message
+from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..seats.subprocess_seat import SubprocessSeat
 from .client import Backoff, Busy, JoinError, refusal, safe
 from .wire import HANDSHAKE_LINE, join_message
@@ -86,66 +88,42 @@ async def _join(host: str, port: int, token: str, tls: ssl.SSLContext | None,
         await asyncio.sleep(pause)
 
 
-async def pipe(host: str, port: int, token: str, tls: ssl.SSLContext | None, command: str,
-               sandbox: bool = False, stderr_log: Path | None = None,
-               said: Callable[[str], object] = print, retry_s: float = 60.0) -> str:
+@dataclass(frozen=True)
+class BotAtTable:
+    """A bot program to seat at a served table: where (``host``, ``port``, TLS or not), with
+    which seat's ``token``, the bot's ``command`` and its box, where its stderr goes, and how
+    long to keep trying while the table is busy (``retry_s``)."""
+
+    host: str
+    port: int
+    token: str
+    tls: ssl.SSLContext | None
+    command: str
+    box: BoxPolicy = DEFAULT_POLICY
+    stderr_log: Path | None = None
+    retry_s: float = 60.0
+
+
+async def pipe(plan: BotAtTable, said: Callable[[str], object] = print) -> str:
     """Join (for up to ``retry_s`` while the table is busy), start the bot, copy both ways
     until either side ends; why it ended."""
-    reader, writer, welcome, rest = await _join(host, port, token, tls, retry_s, said)
-    said(f"joined seat {welcome.get('seat')} ({welcome.get('name')}) as a bot: {command}")
-    seat = SubprocessSeat(command, stderr_log=stderr_log, sandbox=sandbox)
+    reader, writer, welcome, rest = await _join(plan.host, plan.port, plan.token, plan.tls,
+                                                plan.retry_s, said)
+    said(f"joined seat {welcome.get('seat')} ({welcome.get('name')}) as a bot: {plan.command}")
+    seat = SubprocessSeat(plan.command, stderr_log=plan.stderr_log, box=plan.box)
     seat.launch()
     proc = seat.proc
     if proc is None or proc.stdin is None or proc.stdout is None:
         writer.close()
-        raise JoinError(f"cannot start the bot: {getattr(seat, '_dead', None) or command}")
+        raise JoinError(f"cannot start the bot: {getattr(seat, '_dead', None) or plan.command}")
     stdin, stdout = proc.stdin.fileno(), proc.stdout.fileno()
     os.set_blocking(stdin, False)
     os.set_blocking(stdout, False)
     loop = asyncio.get_running_loop()
     bot_done = asyncio.Event()
-
-    def bot_said() -> None:
-        """The bot's stdout, as it comes, onto the connection (on the loop: no thread)."""
-        while True:
-            try:
-                chunk = os.read(stdout, 65536)
-            except BlockingIOError:
-                return
-            except OSError:
-                chunk = b""
-            if not chunk:
-                loop.remove_reader(stdout)
-                bot_done.set()
-                return
-            writer.write(chunk)
-
-    loop.add_reader(stdout, bot_said)
-    why = "the table closed the connection"
+    loop.add_reader(stdout, _bot_said, loop, stdout, writer, bot_done)
     try:
-        chunk = rest
-        down = asyncio.ensure_future(reader.read(65536))
-        ended = asyncio.ensure_future(bot_done.wait())
-        while True:
-            if chunk:
-                try:
-                    await _to_bot(loop, stdin, chunk)
-                except OSError:
-                    why = "the bot closed its input"
-                    break
-            done, _ = await asyncio.wait({down, ended}, return_when=asyncio.FIRST_COMPLETED)
-            if ended in done:
-                why = "the bot ended"
-                break
-            try:
-                chunk = down.result()
-            except (OSError, ssl.SSLError):
-                chunk = b""
-            if not chunk:
-                break
-            down = asyncio.ensure_future(reader.read(65536))
-        down.cancel()
-        ended.cancel()
+        return await _copy(reader, rest, loop, stdin, bot_done)
     finally:
         loop.remove_reader(stdout)
         with contextlib.suppress(Exception):
@@ -156,7 +134,52 @@ async def pipe(host: str, port: int, token: str, tls: ssl.SSLContext | None, com
         with contextlib.suppress(Exception):
             await asyncio.to_thread(proc.wait, 1.0)  # a bot that heard bye exits by itself
         await asyncio.to_thread(seat.close)
-    return why
+
+
+def _bot_said(loop: asyncio.AbstractEventLoop, stdout: int, writer: asyncio.StreamWriter,
+              done: asyncio.Event) -> None:
+    """The bot's stdout, as it comes, onto the connection (on the loop: no thread)."""
+    while True:
+        try:
+            chunk = os.read(stdout, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            loop.remove_reader(stdout)
+            done.set()
+            return
+        writer.write(chunk)
+
+
+async def _copy(reader: asyncio.StreamReader, chunk: bytes, loop: asyncio.AbstractEventLoop,
+                stdin: int, bot_done: asyncio.Event) -> str:
+    """The table's bytes to the bot's stdin (``chunk``: those read with the welcome) until
+    either side ends; why it ended."""
+    why = "the table closed the connection"
+    down = asyncio.ensure_future(reader.read(65536))
+    ended = asyncio.ensure_future(bot_done.wait())
+    try:
+        while True:
+            if chunk:
+                try:
+                    await _to_bot(loop, stdin, chunk)
+                except OSError:
+                    return "the bot closed its input"
+            done, _ = await asyncio.wait({down, ended}, return_when=asyncio.FIRST_COMPLETED)
+            if ended in done:
+                return "the bot ended"
+            try:
+                chunk = down.result()
+            except (OSError, ssl.SSLError):
+                chunk = b""
+            if not chunk:
+                return why
+            down = asyncio.ensure_future(reader.read(65536))
+    finally:
+        down.cancel()
+        ended.cancel()
 
 
 async def _to_bot(loop: asyncio.AbstractEventLoop, fd: int, data: bytes) -> None:

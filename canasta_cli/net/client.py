@@ -27,13 +27,14 @@ from functools import partial
 from typing import Any
 
 from ..core import Move, format_move
+from ..core.errors import CanastaError
 from ..protocol.messages import PROTOCOL
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
 from ..seats.base import Interrupted, Message
 from ..seats.human import HumanSeat, SharedTable
 from ..ui.event_text import BY, MOVE_EVENTS, describe_event, only_cards, story
 from ..ui.prompt import Terminal
-from ..ui.render import Style, render_hand_end, render_table, stream_style, watch_labels
+from ..ui.render import Screen, Side, Style, render_hand_end, render_table, stream_style, watch_labels
 from ..ui.screen import fit
 from ..util.safetext import visible
 from .held import HeldView, client_view
@@ -45,7 +46,7 @@ RETRY_MOST_S = 4.0
 _UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
-class JoinError(Exception):
+class JoinError(CanastaError):
     """The table could not be reached or refused this client; the message says why."""
 
 
@@ -555,8 +556,8 @@ class Spectator:
             return
         plays = story(self.events, self.label, self.style.card)
         self.events = []
-        self.say(render_hand_end(event, None, len(self.names) in (4, 6), self.style,
-                                 self.labels, plays, self.width))
+        self.say(render_hand_end(event, Side(None, len(self.names) in (4, 6), self.labels),
+                                 Screen(self.style, self.width), plays))
 
     def _table(self, obs: Any) -> None:
         """Drawn at the start of each turn (and when the spectator comes in); the plays of a
@@ -566,7 +567,7 @@ class Spectator:
         turn = (obs.get("hand_no"), obs.get("turn_seat"))
         if obs.get("phase") == "game_over" or turn == self.drawn:
             return
-        text = render_table(obs, self.events, self.names, self.style, self.width, 0,
+        text = render_table(obs, self.events, self.names, Screen(self.style, self.width),
                             self.hand)
         self.drawn, self.events = turn, []
         self.show("")

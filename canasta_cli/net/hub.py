@@ -147,18 +147,30 @@ class Bucket:
         return 0.0 if self.level >= 0 else -self.level / self.rate
 
 
+@dataclass(frozen=True)
+class Listening:
+    """Where a hub listens (``port`` 0: any free one), with TLS or not, how long a new
+    connection has to send its token, and the guard that turns away an address guessing
+    tokens (a fresh one when None)."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    tls: ssl.SSLContext | None = None
+    handshake_s: float = 10.0
+    guard: Guard | None = None
+
+
 class Hub:
     """Accepts connections, checks tokens, and hands each good one to its target."""
 
-    def __init__(self, tokens: TokenBook, host: str = "127.0.0.1", port: int = 0,
-                 tls: ssl.SSLContext | None = None, handshake_s: float = 10.0,
-                 guard: Guard | None = None, log: Callable[[str], None] | None = None) -> None:
+    def __init__(self, tokens: TokenBook, listening: Listening = Listening(),
+                 log: Callable[[str], None] | None = None) -> None:
         self.tokens = tokens
-        self.host = host
-        self.port = port
-        self.tls = tls
-        self.handshake_s = handshake_s
-        self.guard = guard or Guard()
+        self.host = listening.host
+        self.port = listening.port
+        self.tls = listening.tls
+        self.handshake_s = listening.handshake_s
+        self.guard = listening.guard or Guard()
         self.log = log or (lambda text: None)
         self.targets: dict[tuple[str, int], Target] = {}
         self.conns: set[Conn] = set()

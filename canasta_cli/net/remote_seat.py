@@ -25,12 +25,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..core import NotationError, parse_move
 from ..core.cards import parse_kind
 from ..protocol.messages import PROTOCOL, ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_MOVE_TEXT, ProtocolError, decode_line, request_id
+from ..protocol.statuses import SeatStatus
 from ..seats.base import Message, Seat, SeatFailure
 from ..seats.sorting import ReplySorter
 from ..ui.event_text import MOVE_EVENTS
@@ -44,19 +46,41 @@ QUICK_ANSWER = 0.002  # s: a bot slower than this is thinking; the other seats g
 EXPLAINS_PER_REQUEST = 200  # a person's "why not?" questions answered per decision
 
 
+@dataclass(frozen=True)
+class SeatTerms:
+    """What a person at a remote seat is allowed: how long their turn waits for them after
+    their connection dropped (then the stand-in plays), hints, and taking back melds."""
+
+    away_s: float = 120.0
+    hint: bool = False
+    undo: bool = False
+
+
+@dataclass
+class _PersonTurn:
+    """A person's decision while it is asked: questions answered so far, since when they are
+    away, whether the stand-in took over."""
+
+    msg: Asked
+    rid: Any
+    explained: int = 0
+    away_since: float | None = None
+    took_over: bool = False
+
+
 class RemoteSeat(Seat):
     """``kind`` is set by the first client that joins: "person" or "bot", for the match."""
 
-    def __init__(self, name: str, index: int, hub: Hub, stand_in: Seat, away_s: float = 120.0,
-                 hint: bool = False, announce: Callable[[str], None] | None = None,
-                 undo: bool = False) -> None:
+    def __init__(self, name: str, index: int, hub: Hub, stand_in: Seat,
+                 terms: SeatTerms = SeatTerms(),
+                 announce: Callable[[str], None] | None = None) -> None:
         self.name = name
         self.index = index
         self.hub = hub
         self.stand_in = stand_in
-        self.away_s = away_s
-        self.hint = hint
-        self.undo = undo  # a person may hold melds and take them back (net/held.py)
+        self.away_s = terms.away_s
+        self.hint = terms.hint
+        self.undo = terms.undo  # a person may hold melds and take them back (net/held.py)
         self.announce = announce or (lambda text: None)
         self.kind: str | None = None
         self.timed = True
@@ -75,7 +99,7 @@ class RemoteSeat(Seat):
         self._log: list[bytes] = []  # a person's game so far: sent again when they rejoin
         self._asking: bytes | None = None  # a person's request in hand
         self._swallow_ready = False
-        self._dead: tuple[str, str] | None = None
+        self._dead: tuple[SeatStatus, str] | None = None
         self._sorter = ReplySorter()
         self._standing_in = False
         self._stand_in_played = False  # the stand-in's move: its events are marked
@@ -159,7 +183,7 @@ class RemoteSeat(Seat):
         """A bot in the game is out of it (PROTOCOL_ERROR, as a local bot's pipe would be);
         before the game, or a person, only loses this connection (noted)."""
         if self.kind == "bot" and self.started and self._dead is None:
-            self._dead = ("PROTOCOL_ERROR", reason)
+            self._dead = (SeatStatus.PROTOCOL_ERROR, reason)
             self._cv.notify_all()
         else:
             self._sorter.unasked(reason)
@@ -170,7 +194,7 @@ class RemoteSeat(Seat):
                 return
             self._conn = None
             if self.kind == "bot" and self.started and self._dead is None:
-                self._dead = ("CRASHED", f"the bot's connection closed ({reason})")
+                self._dead = (SeatStatus.CRASHED, f"the bot's connection closed ({reason})")
             self._cv.notify_all()
         if self.kind == "person" and self.started:
             self.announce(f"seat {self.index} ({self.name}) lost their connection")
@@ -288,7 +312,7 @@ class RemoteSeat(Seat):
             if self._dead is not None:
                 raise SeatFailure(*self._dead)
             if self._conn is None:
-                raise SeatFailure("CRASHED", "the bot is not connected")
+                raise SeatFailure(SeatStatus.CRASHED, "the bot is not connected")
             self._sorter.note_asked(rid)
             self._out += encode(msg)
             self._flush_locked()
@@ -301,14 +325,14 @@ class RemoteSeat(Seat):
                     try:
                         reply = decode_line(raw)
                     except ProtocolError as exc:
-                        raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
+                        raise SeatFailure(SeatStatus.PROTOCOL_ERROR, str(exc)) from None
                     if self._sorter.is_answer(reply, rid, answer):
                         return reply
                 if self._dead is not None:
                     raise SeatFailure(*self._dead)
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms")
+                    raise SeatFailure(SeatStatus.TIMEOUT, f"no answer within {timeout * 1000:.0f} ms")
                 if not hooked:
                     left = min(left, max(0.0, QUICK_ANSWER - (time.monotonic() - sent)))
                 if left > 0:
@@ -346,71 +370,18 @@ class RemoteSeat(Seat):
     def _person(self, msg: Asked) -> Message:
         """The person's move: wait for it as long as they are connected; while they are
         away, up to ``away_s``, then the stand-in plays (until they are back)."""
-        rid = asked_id(msg)
+        turn = _PersonTurn(msg, asked_id(msg))
         data = encode(msg)
-        explained = 0
-        away_since: float | None = None
-        took_over = False
         with self._cv:
             self._sort_locked()
             if not self._standing_in:
                 self._asking = data
                 self._out += data
                 self._flush_locked()
-        while True:
-            answers: list[bytes] = []
-            say = None
-            with self._cv:
-                if self._standing_in:
-                    self._asking = None
-                    break
-                reply = None
-                while self._lines and reply is None:
-                    raw = self._lines.popleft()
-                    try:
-                        got = decode_line(raw)
-                    except ProtocolError as exc:
-                        self._asking = None
-                        raise SeatFailure("PROTOCOL_ERROR", str(exc)) from None
-                    kind = got.get("type")
-                    if kind == "ready" and self._swallow_ready:
-                        self._swallow_ready = False
-                    elif kind == "explain" and request_id(got) == rid \
-                            and explained < EXPLAINS_PER_REQUEST:
-                        explained += 1
-                        answers.append(_explained(msg, got))
-                    elif kind == "ahead" and request_id(got) == rid:
-                        explained += 1  # answered always: the client waits for it
-                        answers.append(held_view(msg, got, self.undo,
-                                                 explained > EXPLAINS_PER_REQUEST))
-                    elif self._sorter.is_answer(got, rid, "move"):
-                        reply = got
-                if reply is not None:
-                    self._asking = None
-                    return reply
-                conn = self._conn
-                if conn is None:
-                    now = time.monotonic()
-                    if away_since is None:
-                        away_since = now
-                        say = (f"seat {self.index} ({self.name}) is away: their turn waits up"
-                               f" to {self.away_s:g} s")
-                    elif now - away_since >= self.away_s:
-                        self._standing_in = took_over = True
-                        self._asking = None
-                        break
-                    else:
-                        self._cv.wait(self.away_s - (now - away_since))
-                else:
-                    away_since = None
-                    if not answers:
-                        self._cv.wait()
-            if say is not None:
-                self.announce(say)
-            if conn is not None:
-                for answer in answers:
-                    conn.write(answer)
-        if took_over:
+        reply = self._await_person(turn)
+        if reply is not None:
+            return reply
+        if turn.took_over:
             self.announce(f"seat {self.index} ({self.name}) is still away: {self.stand_in.name}"
                           " plays for them until they are back")
         self.played_by = "stand-in"
@@ -418,6 +389,76 @@ class RemoteSeat(Seat):
         if isinstance(msg, ActRequest):
             return self.stand_in.act(msg, 1e9)
         return self.stand_in.request(msg, 1e9)
+
+    def _await_person(self, turn: _PersonTurn) -> Message | None:
+        """The person's reply; None when the stand-in plays (it stands in already, or the
+        person stayed away past ``away_s``).  Their questions about the turn (``explain``,
+        ``ahead``) are answered meanwhile."""
+        while True:
+            answers: list[bytes] = []
+            say = None
+            with self._cv:
+                if self._standing_in:
+                    self._asking = None
+                    return None
+                reply = self._read_person_locked(turn, answers)
+                if reply is not None:
+                    self._asking = None
+                    return reply
+                conn = self._conn
+                if conn is None:
+                    say = self._away_locked(turn)
+                    if self._standing_in:
+                        return None
+                else:
+                    turn.away_since = None
+                    if not answers:
+                        self._cv.wait()
+            if say is not None:
+                self.announce(say)
+            if conn is not None:
+                for answer in answers:
+                    conn.write(answer)
+
+    def _read_person_locked(self, turn: _PersonTurn, answers: list[bytes]) -> Message | None:
+        """The person's lines so far: their move, or None; the answers to their questions go
+        to ``answers``."""
+        msg, rid = turn.msg, turn.rid
+        while self._lines:
+            raw = self._lines.popleft()
+            try:
+                got = decode_line(raw)
+            except ProtocolError as exc:
+                self._asking = None
+                raise SeatFailure(SeatStatus.PROTOCOL_ERROR, str(exc)) from None
+            kind = got.get("type")
+            if kind == "ready" and self._swallow_ready:
+                self._swallow_ready = False
+            elif kind == "explain" and request_id(got) == rid \
+                    and turn.explained < EXPLAINS_PER_REQUEST:
+                turn.explained += 1
+                answers.append(_explained(msg, got))
+            elif kind == "ahead" and request_id(got) == rid:
+                turn.explained += 1  # answered always: the client waits for it
+                answers.append(held_view(msg, got, self.undo,
+                                         turn.explained > EXPLAINS_PER_REQUEST))
+            elif self._sorter.is_answer(got, rid, "move"):
+                return got
+        return None
+
+    def _away_locked(self, turn: _PersonTurn) -> str | None:
+        """The person is not connected: their turn waits up to ``away_s`` (what to announce
+        when it starts to), then the stand-in takes over."""
+        now = time.monotonic()
+        if turn.away_since is None:
+            turn.away_since = now
+            return f"seat {self.index} ({self.name}) is away: their turn waits up to {self.away_s:g} s"
+        if now - turn.away_since >= self.away_s:
+            self._standing_in = turn.took_over = True
+            self._asking = None
+        else:
+            self._cv.wait(self.away_s - (now - turn.away_since))
+        return None
 
     def close(self) -> None:
         """``bye``, except to a person whose game stopped unfinished: their client waits for

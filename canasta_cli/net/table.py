@@ -13,20 +13,22 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
+from ..core.errors import CanastaError
 from ..core.observation import public_observation
 from ..core.state import GameState
 from ..hosting.records import RecordWriter
-from ..hosting.referee import FailurePolicy, GameResult, Referee, TimeControl
+from ..hosting.referee import FailurePolicy, GameResult, GameStart, Referee, TimeControl
 from ..seats import make_seat
 from ..seats.base import Seat
+from ..seats.box import BoxPolicy
 from ..seats.human import HumanSeat, SharedTable
 from ..seats.policy import builtin_seat
 from ..table.session import new_save_path, secret_path, secrets_dir
 from ..ui.commandline import command_line
 from ..util.private_files import write_private
 from .gallery import Gallery
-from .hub import Hub
-from .remote_seat import RemoteSeat
+from .hub import Hub, Listening
+from .remote_seat import RemoteSeat, SeatTerms
 from .tokens import Guard, TokenBook
 from .wire import DEFAULT_PORT, notice
 
@@ -137,7 +139,7 @@ class TableOptions:
     guard: Guard = field(default_factory=Guard)
 
 
-class JoinTimeout(RuntimeError):
+class JoinTimeout(CanastaError, RuntimeError):
     """Not every remote seat joined in time."""
 
 
@@ -146,18 +148,19 @@ class Table:
 
     def __init__(self, specs: list[str], seed: int, opts: TableOptions,
                  tokens: TokenBook | None = None, out: Callable[[str], None] = print,
-                 resumed: bool = False, raw: Callable[[str], None] | None = None) -> None:
+                 resumed: bool = False) -> None:
         for spec in specs:
             if is_remote(spec):
                 check_remote(spec)
         self.specs = specs
         self.opts = opts
         self.out = out
-        # A line with a command to copy: printed as it is, never wrapped (ui/commandline.py).
-        self.raw = raw or out
+        # A line with a command to copy: printed as it is, never wrapped (ui/commandline.py);
+        # a host's terminal that wraps ``out`` sets its own.
+        self.raw = out
         self.tokens = tokens or TokenBook.fresh([is_remote(s) for s in specs])
-        self.hub = Hub(self.tokens, opts.host, opts.port, opts.tls, opts.handshake_s,
-                       opts.guard, log=out)
+        self.hub = Hub(self.tokens, Listening(opts.host, opts.port, opts.tls, opts.handshake_s,
+                                              opts.guard), log=out)
         self.gallery = Gallery(self.hub)
         self.hub.targets[("watch", -1)] = self.gallery
         self.remote: list[RemoteSeat] = []
@@ -165,8 +168,8 @@ class Table:
             if not is_remote(spec):
                 continue
             stand_in = builtin_seat(f"builtin:{opts.away_level}", seed * 7919 + i)
-            seat = RemoteSeat(spec, i, self.hub, stand_in, opts.away_s, opts.hint, self.announce,
-                              undo=opts.undo)
+            seat = RemoteSeat(spec, i, self.hub, stand_in,
+                              SeatTerms(opts.away_s, opts.hint, opts.undo), self.announce)
             seat.resumed = resumed
             self.remote.append(seat)
             self.hub.targets[("seat", i)] = seat
@@ -242,7 +245,7 @@ class Table:
 
 
 def build_seats(table: Table, specs: list[str], seed: int, log_dir: Path,
-                terminal: SharedTable | None, sandbox: bool) -> list[Seat]:
+                terminal: SharedTable | None, box: BoxPolicy) -> list[Seat]:
     """The seats in order: remote ones from the table, the others as ``canasta play`` makes
     them (a person at the host's own terminal, built-in players, bot programs)."""
     remote = {s.index: s for s in table.remote}
@@ -255,7 +258,7 @@ def build_seats(table: Table, specs: list[str], seed: int, log_dir: Path,
                 raise ValueError("a human seat needs the host's terminal")
             seats.append(HumanSeat(terminal, name=spec))
         else:
-            seats.append(make_seat(spec, i, seed, log_dir, sandbox=sandbox))
+            seats.append(make_seat(spec, i, seed, log_dir, box=box))
     return seats
 
 
@@ -273,12 +276,24 @@ class GamePlan:
     hand_no: int = 1
 
 
-def play_games(table: Table, seats: list[Seat], rules: Ruleset, tc: TimeControl,
-               on_failure: FailurePolicy, plans: Callable[[int], GamePlan | None],
+@dataclass(frozen=True)
+class GameSeries:
+    """The games a table plays: ``plans(g)`` is game g's plan (None after the last), all under
+    ``rules``, the clock and what follows a bot's failure."""
+
+    rules: Ruleset
+    plans: Callable[[int], GamePlan | None]
+    time_control: TimeControl = TimeControl()
+    on_failure: FailurePolicy = "default"
+
+
+def play_games(table: Table, seats: list[Seat], games: GameSeries,
                done: Callable[[GameResult, GamePlan], None]) -> list[GameResult]:
     """Game after game (``plans(g)`` until it gives None or a person saves); the tokens are
     kept beside each unfinished game's seed, so that ``--resume`` takes the same ones."""
-    referee = TableReferee(seats, rules, tc, on_failure, table.gallery)
+    plans = games.plans
+    referee = TableReferee(seats, games.rules, games.time_control, games.on_failure,
+                           table.gallery)
     results: list[GameResult] = []
     plan: GamePlan | None = None
     try:
@@ -287,11 +302,9 @@ def play_games(table: Table, seats: list[Seat], rules: Ruleset, tc: TimeControl,
         while (plan := plans(g)) is not None:
             keep = tokens_path(plan.record)
             write_private(keep, json.dumps(table.saved_state()) + "\n")
-            result = referee.play(g, seed=plan.seed, decks=plan.decks, dealer=plan.dealer,
-                                  prefix=plan.prefix,
-                                  record_file=plan.record,
-                                  secret_file=plan.secret or secret_path(plan.record),
-                                  scores=plan.scores, hand_no=plan.hand_no)
+            setup = GameStart(plan.decks, plan.dealer, plan.prefix, plan.scores, plan.hand_no)
+            result = referee.play(g, plan.seed, setup, plan.record,
+                                  plan.secret or secret_path(plan.record))
             results.append(result)
             if result.reason not in ("saved", "unfinished"):
                 keep.unlink(missing_ok=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..core.errors import CanastaError
 from ..protocol.replies import MAX_LINE
 
 NET_VERSION = "canasta-net/1"
@@ -22,7 +23,7 @@ DEFAULT_PORT = 7373
 CLIENTS = ("person", "bot", "watch")
 
 
-class LineTooLong(ValueError):
+class LineTooLong(CanastaError):
     """More than the limit arrived without a newline."""
 
 

@@ -14,7 +14,7 @@ Player = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 HARD_MS = 400  # the time budget of 'hard' before it counted deals (builtin:hard:400)
 HARD_DEALS = 192  # 'hard': a fixed-deal budget, the same strength on a busy machine
-HARD_HORIZON = 0  # ... each rollout played to the end of the hand (measured in README.md)
+HARD_HORIZON = 0  # ... each rollout played to the end of the hand (measured in docs/benchmarks.md)
 SEARCH_HELP = ("MS (milliseconds per decision) or comma-separated deals=N (a fixed number of"
                " deals: reproducible, whatever the load), ms=MS, horizon=TURNS (0: to the end"
                " of the hand), infer=0|1 (weigh the deals by the others' play), alpha=PCT (the one-sided"

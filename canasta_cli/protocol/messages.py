@@ -25,6 +25,7 @@ from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Meld, TakePile
 from ..core.state import MeldState, Phase
 from .replies import MAX_LINE
+from .statuses import SeatStatus
 from .types import (
     ActMessage,
     ByeMessage,
@@ -395,13 +396,14 @@ def _meld_text(meld: MeldState) -> str:
     return text
 
 
-def error_message(request: int | None, code: str, message: str, retry: bool) -> dict[str, Any]:
+def error_message(request: int | None, code: SeatStatus, message: str, retry: bool
+                  ) -> dict[str, Any]:
     msg: ErrorMessage = {"type": "error", "id": request, "code": code, "message": message,
                          "retry": retry}
     return _plain(msg)
 
 
-def game_end_message(game: int, state: GameState, statuses: list[str]) -> dict[str, Any]:
+def game_end_message(game: int, state: GameState, statuses: list[SeatStatus]) -> dict[str, Any]:
     msg: GameEndMessage = {"type": "game_end", "game": game, "winner": state.winner,
                            "reason": state.game_end_reason, "scores": list(state.scores),
                            "hands": len(state.results), "statuses": list(statuses)}

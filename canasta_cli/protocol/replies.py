@@ -26,7 +26,7 @@ QUOTE_CHARS = 100
 class ProtocolError(CanastaError):
     """A line or message that breaks the protocol; ``code`` is the seat status it earns."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: SeatStatus, message: str) -> None:
         super().__init__(message)
         self.code = code
 

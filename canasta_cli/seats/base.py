@@ -6,18 +6,21 @@ import abc
 from collections.abc import Callable
 from typing import Any, cast
 
+from ..core.errors import CanastaError
 from ..protocol.messages import ActRequest
+from ..protocol.statuses import SeatStatus
 from ..ui.interrupt import Interrupted
 
 Message = dict[str, Any]
 
 
-class SeatFailure(Exception):
-    """A seat did not deliver: ``status`` is TIMEOUT, CRASHED or PROTOCOL_ERROR."""
+class SeatFailure(CanastaError):
+    """A seat did not deliver: ``status`` is ``SeatStatus`` TIMEOUT, CRASHED or PROTOCOL_ERROR
+    (a status given as its text is taken as the member it names)."""
 
-    def __init__(self, status: str, reason: str) -> None:
+    def __init__(self, status: SeatStatus, reason: str) -> None:
         super().__init__(reason)
-        self.status = status
+        self.status = SeatStatus(status)
         self.reason = reason
 
 

@@ -35,9 +35,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
+from ..core.errors import CanastaError
+from ..util.processes import processes_of
 from . import cgroups
 
 BoxKind = Literal["bubblewrap", "namespaces", "none"]
@@ -47,6 +50,12 @@ INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap)"
 UNBOXED_HINT = "or pass --unboxed to run bots with your rights"
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NOSIGNAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nosignal.py")
+
+
+def _script(name: str) -> str:
+    """A launcher's shell script, from the package's ``seats/shell/`` folder (it runs as
+    ``sh -c SCRIPT``: the box needs no file of it)."""
+    return (Path(__file__).with_name("shell") / name).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -66,24 +75,10 @@ class BoxPolicy:
         return self.memory_mb << 20
 
 
-_POLICY: list[BoxPolicy] = [BoxPolicy()]
+DEFAULT_POLICY = BoxPolicy()  # the safe default: bubblewrap's box, or bots are refused
 
 
-def configure(policy: BoxPolicy) -> None:
-    """The policy for every bot this process starts from now on (set once by a command, and
-    by each tournament worker from its configuration)."""
-    _POLICY[0] = policy
-
-
-def current() -> BoxPolicy:
-    return _POLICY[0]
-
-
-def with_sandbox(policy: BoxPolicy, sandbox: bool) -> BoxPolicy:
-    return replace(policy, mode="bubblewrap") if sandbox and policy.mode == "auto" else policy
-
-
-class BoxUnavailable(RuntimeError):
+class BoxUnavailable(CanastaError, RuntimeError):
     """No box of the kind asked for can be built here."""
 
 
@@ -239,39 +234,10 @@ def _system_binds() -> list[str]:
     return out
 
 
-# The namespace launcher.  The outer sh runs where unshare put it (its children go to the new
-# PID namespace): it hands the bot's pipes over as fds 3-5, keeps none itself, and waits.  The
-# inner sh, the namespace's first process, dies with the outer one (setpriv), mounts a /proc
-# of the namespace's own, a size-capped tmpfs on /tmp, a fresh devpts, and empty read-only
-# file systems over the directories the referee hides (CANASTA_HIDE, one per line), and makes
-# the bot's own directories read-only (CANASTA_RO); it gives
-# the bot its pipes back as 0-2 and starts it without any capability (so it cannot undo the
-# mounts).  Its own commands come from the system's folders (the bot's PATH may lead into
-# the /tmp it replaces); the bot gets its PATH back.  So the bot alone holds its pipes:
-# closing one is seen by the referee at once.
-_OUTER = ('sp=$1 inner=$2; shift 2; exec 3<&0 4>&1 5>&2 </dev/null >/dev/null 2>/dev/null;'
-          ' trap : TERM; "$sp" --pdeathsig KILL /bin/sh -c "$inner" bot "$sp" "$@" &'
-          ' exec 3<&- 4>&- 5>&-; while :; do wait $!; s=$?;'
-          ' kill -0 $! 2>/dev/null || exit $s; done')
-_INNER = ('sp=$1; shift; bp=$PATH; PATH=/usr/sbin:/usr/bin:/sbin:/bin;'
-          ' mount -t proc proc /proc || exit 125;'
-          ' if [ -n "$CANASTA_DISK" ]; then st=$CANASTA_STAGE;'
-          ' mount -t tmpfs -o "size=$CANASTA_DISK,mode=1777" none "$st" || exit 125; IFS="\n";'
-          ' for d in $CANASTA_KEEP; do t="$st${d#/tmp}"; mkdir -p "$t" &&'
-          ' mount --bind "$d" "$t" && mount -o remount,bind,ro "$t" || exit 125; done;'
-          ' for d in $CANASTA_KEEP_RW; do t="$st${d#/tmp}"; mkdir -p "$t" &&'
-          ' mount --bind "$d" "$t" || exit 125; done; unset IFS;'
-          ' mount --move "$st" /tmp || exit 125;'
-          ' if [ -d /dev/pts ]; then mount -t devpts -o newinstance,ptmxmode=0666 devpts'
-          ' /dev/pts || exit 125; fi; cd /tmp || exit 125; fi; IFS="\n";'
-          ' for d in $CANASTA_RO; do mount --bind "$d" "$d" &&'
-          ' mount -o remount,bind,ro "$d" || exit 125; done;'
-          ' for d in $CANASTA_HIDE; do if [ -d "$d" ]; then'
-          ' mount -t tmpfs -o size=4k,mode=0500,ro none "$d" || exit 125; fi; done;'
-          ' unset IFS CANASTA_HIDE CANASTA_DISK CANASTA_RO CANASTA_KEEP CANASTA_KEEP_RW'
-          ' CANASTA_STAGE; PATH=$bp;'
-          ' "$sp" --bounding-set=-all --inh-caps=-all --'
-          ' "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- & exec 3<&- 4>&- 5>&-; wait $!')
+# The namespace launcher: shell/ns_outer.sh runs where unshare put it and starts
+# shell/ns_inner.sh, the namespace's first process, which mounts the box and starts the bot.
+_OUTER = _script("ns_outer.sh")
+_INNER = _script("ns_inner.sh")
 _PROBE = ("/bin/sh", "-c", 'test "$(readlink /proc/self)" -lt 20')  # a pid of the new namespace
 
 
@@ -294,9 +260,8 @@ def _namespace_prefix(boxed: bool = True) -> tuple[str, ...]:
     return prefix if _run_ok([*prefix, *_PROBE]) else ()
 
 
-def box_kind(policy: BoxPolicy | None = None) -> BoxKind:
-    """The box bots get under ``policy`` (the current one by default)."""
-    policy = policy or current()
+def box_kind(policy: BoxPolicy = DEFAULT_POLICY) -> BoxKind:
+    """The box bots get under ``policy``."""
     if policy.mode == "unboxed":
         return "none"
     if policy.mode == "namespaces":
@@ -304,10 +269,9 @@ def box_kind(policy: BoxPolicy | None = None) -> BoxKind:
     return "bubblewrap" if _bwrap() else "none"
 
 
-def check(policy: BoxPolicy | None = None) -> str | None:
+def check(policy: BoxPolicy = DEFAULT_POLICY) -> str | None:
     """Raise BoxUnavailable if bots cannot be started under ``policy``; otherwise the one
     line to tell the operator about a weaker box (None when there is nothing to say)."""
-    policy = policy or current()
     kind = box_kind(policy)
     if policy.mode == "unboxed":
         return ("bots run unboxed (--unboxed): they can read your files, use the network and"
@@ -320,7 +284,7 @@ def check(policy: BoxPolicy | None = None) -> str | None:
     return None
 
 
-def where(policy: BoxPolicy | None = None) -> str:
+def where(policy: BoxPolicy = DEFAULT_POLICY) -> str:
     """Which box, in words: for ``bot check`` and ``--version``."""
     kind = box_kind(policy)
     if kind == "bubblewrap":
@@ -328,13 +292,12 @@ def where(policy: BoxPolicy | None = None) -> str:
         return f"bubblewrap ({found.source}: {found.path})"
     if kind == "namespaces":
         return "namespaces (weaker: the user's files stay readable)"
-    return "none" + (f" ({bubblewrap().problem})" if (policy or current()).mode != "unboxed"
+    return "none" + (f" ({bubblewrap().problem})" if policy.mode != "unboxed"
                      else " (--unboxed)")
 
 
-def describe(policy: BoxPolicy | None = None) -> str:
+def describe(policy: BoxPolicy = DEFAULT_POLICY) -> str:
     """One line for ``canasta --version`` and logs: the box and what caps it."""
-    policy = policy or current()
     caps = "cgroups" if cgroups.available() else "rlimits"
     clock = "idle bots frozen" if cgroups.available() and not policy.ponder else "no freezing"
     return (f"box: {where(policy)}; {caps}: {policy.memory_mb} MB, {policy.procs} processes,"
@@ -456,31 +419,16 @@ def _namespace_command(argv: list[str], env: dict[str, str], policy: BoxPolicy,
     return [*_namespace_prefix(boxed), *argv]
 
 
-# The first process of every box: it makes itself the OOM killer's first choice, enters the
-# bot's control groups (CANASTA_CG, one file per line) and execs the rest, so that nothing the
-# bot starts runs outside them.  For bubblewrap it moves the bot's input and output to fds 3
-# and 4, which bubblewrap's own processes close (they keep 0-2), and the bot gets them back
-# inside the box (_HAND_BACK): so the bot alone holds its pipes, and closing one is seen by
-# the referee at once.
-_ENTER = ('echo 1000 >/proc/self/oom_score_adj 2>/dev/null; IFS="\n";'
-          ' for f in $CANASTA_CG; do echo $$ >"$f" || exit 125; done;'
-          ' unset IFS CANASTA_CG; if [ "$1" = bwrap ]; then shift;'
-          ' exec 3<&0 4>&1 </dev/null >/dev/null; fi; exec "$@"')
-_HAND_BACK = 'exec <&3 >&4 3<&- 4>&-; exec "$@"'
+# The first process of every box (shell/enter.sh: control groups, the OOM score, the pipes
+# moved aside for bubblewrap) and their return inside bubblewrap's box (shell/hand_back.sh).
+_ENTER = _script("enter.sh")
+_HAND_BACK = _script("hand_back.sh")
 
 
 
 @functools.cache
 def _user_processes() -> int:
-    uid = os.getuid()
-    n = 0
-    with contextlib.suppress(OSError):
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                with contextlib.suppress(OSError):
-                    if os.stat(f"/proc/{entry}").st_uid == uid:
-                        n += 1
-    return n
+    return processes_of(os.getuid())
 
 
 def _limits(policy: BoxPolicy, group: cgroups.BotCgroup | None) -> list[str]:
@@ -496,10 +444,9 @@ def _limits(policy: BoxPolicy, group: cgroups.BotCgroup | None) -> list[str]:
     return [*out, "--"]
 
 
-def containment(policy: BoxPolicy | None = None) -> str:
+def containment(policy: BoxPolicy = DEFAULT_POLICY) -> str:
     """How a bot's processes are kept from the referee's: ``pid-namespace`` (every box, and
     the unboxed opt-out where namespaces work) or ``process-group``."""
-    policy = policy or current()
     if box_kind(policy) != "none" or _namespace_prefix(False):
         return "pid-namespace"
     return "process-group"

@@ -21,6 +21,8 @@ import threading
 import time
 from functools import cache
 
+from ..util.processes import pid_alive
+
 ROOT = "/sys/fs/cgroup"
 _COUNTER = itertools.count()
 _V1 = ("pids", "memory", "freezer")
@@ -95,7 +97,7 @@ def sweep_stale() -> None:
         with contextlib.suppress(OSError):
             for entry in os.listdir(parent):
                 pid = entry.split("-")[2] if entry.startswith("canasta-bot-") else ""
-                if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                if pid.isdigit() and not pid_alive(int(pid)):
                     stale.setdefault(entry, {})[ctrl] = os.path.join(parent, entry)
     for dirs in stale.values():
         group = BotCgroup(version, dirs)

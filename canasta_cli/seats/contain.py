@@ -14,6 +14,8 @@ import contextlib
 import os
 import sys
 
+from ..util.processes import children_running
+
 _HIDDEN: set[str] = set()
 
 
@@ -64,15 +66,4 @@ def box_helpers(pid: int, program: str) -> list[int]:
     """The box's own processes of the bot started as ``pid``: ``pid`` and its children that
     run ``program`` (bubblewrap's outer process and the namespace's first, which only wait;
     the bot is the next generation, so nothing here can be its).  Empty where unknown."""
-    real = os.path.realpath(program)
-    found: list[int] = []
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
-            candidates = [pid, *(int(p) for p in f.read().split())]
-    except (OSError, ValueError):
-        return []
-    for p in candidates:
-        with contextlib.suppress(OSError):
-            if os.path.realpath(f"/proc/{p}/exe") == real:
-                found.append(p)
-    return found
+    return children_running(pid, program)

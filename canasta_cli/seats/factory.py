@@ -8,12 +8,13 @@ from pathlib import Path
 from ..util.private_files import open_append, os_message
 from ..util.seat_names import split_name
 from .base import Seat
+from .box import DEFAULT_POLICY, BoxPolicy
 from .policy import builtin_seat
 from .subprocess_seat import SubprocessSeat
 
 
 def make_seat(spec: str, index: int, seed: int, log_dir: Path | None,
-              spin_us: int = 300, sandbox: bool = False) -> Seat:
+              spin_us: int = 300, box: BoxPolicy = DEFAULT_POLICY) -> Seat:
     """A seat from ``builtin:NAME``, a bot command line, or either behind ``NAME=``; the
     seat keeps the whole spec as its name (records and saves hold what starts it)."""
     full = spec.strip()
@@ -33,4 +34,4 @@ def make_seat(spec: str, index: int, seed: int, log_dir: Path | None,
         except OSError as exc:
             raise ValueError(f"seat {index}: cannot write its stderr log"
                              f" {os_message(exc)}") from None
-    return SubprocessSeat(spec, name=full, stderr_log=log, spin_us=spin_us, sandbox=sandbox)
+    return SubprocessSeat(spec, name=full, stderr_log=log, spin_us=spin_us, box=box)

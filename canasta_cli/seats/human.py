@@ -7,6 +7,7 @@ hand is hidden until its owner presses Enter.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..core.cards import parse_kind
@@ -15,7 +16,7 @@ from ..core.reasons import GOES_ON
 from ..protocol.messages import PROTOCOL, ActRequest
 from ..ui.event_text import story
 from ..ui.prompt import Choice, InputError, Terminal, check_input
-from ..ui.render import Style, render_hand_end, render_scores, render_table, seat_labels
+from ..ui.render import Screen, Side, Style, render_hand_end, render_scores, render_table, seat_labels
 from ..ui.screen import fit, rows
 from ..util.package_data import rules_file
 from .base import Interrupted, Message, Seat
@@ -91,6 +92,53 @@ class SharedTable:
             return False
         self.shown.add(key)
         return True
+
+
+@dataclass
+class _Turn:
+    """One decision at the prompt: what may be typed, and the moves held so far."""
+
+    msg: Message
+    asked: Any  # the referee's request, or what a network client asks with (RemoteAct)
+    ahead: Any  # the turn after held moves, asked of ``asked`` (None: 'undo' is off)
+    recent: list[dict[str, Any]]  # the events since this seat last played
+    legal: list[str] = field(default_factory=list)
+    explain: Any = None
+    sequence: Any = None
+    view: Any = None  # the turn after the held moves (None: as dealt to this decision)
+    held: list[str] = field(default_factory=list)  # melds and additions not yet sent
+    sizes: list[int] = field(default_factory=list)  # the moves of each line held
+    top: int | None = None
+
+    def __post_init__(self) -> None:
+        self.top = parse_kind(self.obs["pile_top"]) if self.obs["pile_top"] else None
+        self.see(None)
+
+    @property
+    def obs(self) -> dict[str, Any]:
+        return cast(dict[str, Any], self.msg["observation"])
+
+    def see(self, view: Any) -> None:
+        """The legal moves and judges after the held moves (``view``), or, None, the
+        request's own."""
+        self.view = view
+        if view is not None:
+            self.legal = list(view.moves)
+            self.explain, self.sequence = view.explain, view.sequence
+        else:
+            self.legal = [m["text"] for m in self.msg["moves"]]
+            self.explain = getattr(self.asked, "explain", None)
+            self.sequence = getattr(self.asked, "sequence", None)
+
+    def check(self, text: str) -> Choice:
+        if text.strip().lower() == "undo":
+            return Choice(command="undo")
+        return check_input(text, self.legal, self.top, self.explain, self.sequence)
+
+    def options(self) -> list[str]:
+        """What Tab completes."""
+        return [*self.legal, "help", "moves", "log", "score", "quit",
+                *(["undo"] if self.held else [])]
 
 
 class HumanSeat(Seat):
@@ -185,9 +233,9 @@ class HumanSeat(Seat):
         # page under a line that says so (its whole story would be every play since the hand
         # began, the ones seen before they left too).
         room = height - (RESERVE_FINAL if final else 1) - (1 if self._missed_end else 0)
-        text = render_hand_end(event, self.my_side, self.partnerships, style, self._labels(),
-                               plays, terminal.width, max(8, room) if height else 0,
-                               earlier=not self._missed_end)
+        text = render_hand_end(event, Side(self.my_side, self.partnerships, self._labels()),
+                               Screen(style, terminal.width, max(8, room) if height else 0),
+                               plays, earlier=not self._missed_end)
         if self._missed_end:
             terminal.show(style.warn(f"While you were away, hand {event['hand']} ended:"))
         terminal.page(text)
@@ -285,9 +333,29 @@ class HumanSeat(Seat):
             if following in (m["text"] for m in msg["moves"]):
                 return {"type": "move", "id": msg["id"], "move": following}
             self.queue.clear()  # cannot happen: the whole line was checked
-        terminal, style = self.table.terminal, self.table.style
-        obs = msg["observation"]
-        self.obs = obs
+        self.obs = msg["observation"]
+        self._come_to_screen(self.obs)
+        turn = self._turn(msg)
+        self._draw(turn, first=self.table.once(("first", self.game, 0)))
+        prompt = self._prompt(turn.obs)
+        while True:
+            choice = self.table.terminal.read_line(prompt, turn.check, turn.options)
+            if choice.move is not None:
+                line = [choice.move, *choice.then]
+                if self._hold(turn, line):
+                    continue
+                moves = [*turn.held, *line]
+                self.queue, self.held = moves[1:], None
+                return {"type": "move", "id": msg["id"], "move": moves[0]}
+            if choice.command == "quit":
+                self.held = None
+                raise Interrupted()
+            self._command(turn, choice.command)
+
+    def _come_to_screen(self, obs: dict[str, Any]) -> None:
+        """The pauses before a decision: the start of a new hand, and in hot-seat play the
+        screen handed over to this seat's player (cleared first: nothing private shows)."""
+        terminal = self.table.terminal
         handed_over = False
         if self.hand_over:
             self.hand_over = False
@@ -309,120 +377,104 @@ class HumanSeat(Seat):
             terminal.pause(f"Seat {self.seat} ({self.name}): press Enter when nobody else can see"
                            " the screen. ", quit_ok=True)
         self.table.last_actor = self.seat
+
+    def _turn(self, msg: Message) -> _Turn:
+        """The decision ``msg`` asks for, with the events since this seat last played; a
+        request asked again (the prompt woken by news from a network table) starts with the
+        melds and additions held at the last prompt."""
         recent, self.recent = self.recent, []
-        legal = [m["text"] for m in msg["moves"]]
-        top = parse_kind(obs["pile_top"]) if obs["pile_top"] else None
         # The referee's request, or what a network client asks with (``net.client.RemoteAct``).
         asked: Any = self._asked if self._asked is not None else msg
-        explain = getattr(asked, "explain", None)
-        sequence = getattr(asked, "sequence", None)
-        ahead = getattr(asked, "ahead", None) if self.table.undo else None
-        held: list[str] = []  # melds and additions not yet sent: 'undo' takes them back
-        sizes: list[int] = []  # the moves of each line held: 'undo' takes back a line whole
-        view: Any = None
+        turn = _Turn(msg, asked, getattr(asked, "ahead", None) if self.table.undo else None,
+                     recent)
         kept, self.held = self.held, None
         if kept is not None and kept[0] == (self.game, msg["id"]) and kept[1] \
-                and ahead is not None:
-            view = ahead(list(kept[1]))  # asked again: the same held moves, seen anew
+                and turn.ahead is not None:
+            view = turn.ahead(list(kept[1]))  # asked again: the same held moves, seen anew
             if view is not None:
-                held[:] = kept[1]
-                sizes[:] = kept[2] if sum(kept[2]) == len(held) else [1] * len(held)
-                legal[:] = view.moves
-                explain, sequence = view.explain, view.sequence
-        self.held = ((self.game, msg["id"]), held, sizes)
-        height = terminal.height
-        first = self.table.once(("first", self.game, 0))
+                turn.held[:] = kept[1]
+                turn.sizes[:] = kept[2] if sum(kept[2]) == len(turn.held) \
+                    else [1] * len(turn.held)
+                turn.see(view)
+        self.held = ((self.game, msg["id"]), turn.held, turn.sizes)
+        return turn
+
+    def _draw(self, turn: _Turn, first: bool = False, again: bool = False) -> None:
+        """The table after the held moves (or as dealt to this decision), the held line
+        under it.  Drawn first, a welcome under it for a newcomer's ``first`` decision and a
+        blank line above it when it leaves room; drawn ``again`` (after a move held or taken
+        back), three rows kept for the rest and a blank line above it on a pipe only."""
+        terminal, style = self.table.terminal, self.table.style
+        height, width = terminal.height, terminal.width
         note = [style.dim("New here? 'help' lists the commands and moves; 'canasta learn'"
                           " teaches the game.")] if first else []
-        if held:
-            note.append(self._held_line(held))
-        budget = height - 2 - rows(note, terminal.width) if height else 0
-        told = recent + (view.events if view is not None else [])
-        text = render_table(view.observation if view is not None else obs, told, self.names,
-                            style, terminal.width, max(budget, 6) if height else 0,
-                            self.hand_events + (view.events if view is not None else []))
-        lines = ([""] if not height or rows([text, *note], terminal.width) < height - 2
-                 else [])
-        terminal.show("\n".join(lines + [text] + note))
+        if turn.held:
+            note.append(self._held_line(turn.held))
+        budget = (height - 3 if again else height - 2 - rows(note, width)) if height else 0
+        view = turn.view
+        events = view.events if view is not None else []
+        text = render_table(view.observation if view is not None else turn.obs,
+                            turn.recent + events, self.names,
+                            Screen(style, width, max(budget, 6) if height else 0),
+                            self.hand_events + events)
+        blank = not height or (not again and rows([text, *note], width) < height - 2)
+        terminal.show("\n".join(([""] if blank else []) + [text] + note))
+
+    def _prompt(self, obs: dict[str, Any]) -> str:
+        """The prompt of this decision, after the question it answers if it is one."""
         if obs["phase"] == "answer":
             asker = obs["turn_seat"]
-            terminal.show(style.bold(f"{self._label(asker)} asks you: may I go out?"))
-            prompt = "Answer yes or no> "
-        else:
-            prompt = f"Seat {self.seat}, your move> "
+            self.table.terminal.show(self.table.style.bold(
+                f"{self._label(asker)} asks you: may I go out?"))
+            return "Answer yes or no> "
+        return f"Seat {self.seat}, your move> "
 
-        def check(text: str) -> Choice:
-            if text.strip().lower() == "undo":
-                return Choice(command="undo")
-            return check_input(text, legal, top, explain, sequence)
+    def _hold(self, turn: _Turn, line: list[str]) -> bool:
+        """Hold ``line`` until the discard if it can be: only melds and additions are held
+        (asked about: over the network, a question to the server); anything else ends the
+        line, played at once (False)."""
+        if turn.ahead is None or not all(m.startswith(("meld ", "add ")) for m in line):
+            return False
+        view = turn.ahead([*turn.held, *line])
+        if view is None:
+            return False
+        turn.held.extend(line)
+        turn.sizes.append(len(line))
+        turn.see(view)
+        self._draw(turn, again=True)
+        return True
 
-        def send(moves: list[str]) -> Message:
-            self.queue, self.held = moves[1:], None
-            return {"type": "move", "id": msg["id"], "move": moves[0]}
+    def _command(self, turn: _Turn, command: str | None) -> None:
+        """A command typed at the prompt (all but 'quit')."""
+        terminal, style = self.table.terminal, self.table.style
+        if command == "undo":
+            self._undo(turn)
+        elif command == "help":
+            terminal.page(help_text(terminal.width))
+        elif command == "moves":
+            terminal.show("Legal moves: " + ", ".join(turn.legal))
+        elif command == "log":
+            terminal.page("\n".join(story(self.hand_events, self._label, style.card)))
+        elif command == "score":
+            terminal.show(render_scores(turn.obs, self.history, self.partnerships))
+        elif command == "hint":
+            terminal.show(self._held_hint(turn.msg, turn.view)
+                          if turn.held and turn.view is not None else self._hint(turn.msg))
 
-        def redraw(view: Any) -> None:
-            """The table after the held moves (or as dealt to this decision)."""
-            shown = view.observation if view is not None else obs
-            told = recent + (view.events if view is not None else [])
-            text = render_table(shown, told, self.names, style, terminal.width,
-                                max(terminal.height - 3, 6) if terminal.height else 0,
-                                self.hand_events + (view.events if view is not None else []))
-            terminal.show("\n".join(([""] if not terminal.height else []) + [text]))
-            if held:
-                terminal.show(self._held_line(held))
-
-        while True:
-            choice = terminal.read_line(prompt, check, lambda: [*legal, "help", "moves",
-                                                               "log", "score", "quit",
-                                                               *(["undo"] if held else [])])
-            if choice.move is not None:
-                line = [choice.move, *choice.then]
-                # Only melds and additions are held (asked about: over the network, a
-                # question to the server); anything else ends the line, played at once.
-                if ahead is not None and all(m.startswith(("meld ", "add ")) for m in line):
-                    view = ahead([*held, *line])
-                    if view is not None:  # melds and additions: held until the discard
-                        held.extend(line)
-                        sizes.append(len(line))
-                        legal[:] = view.moves
-                        explain, sequence = view.explain, view.sequence
-                        redraw(view)
-                        continue
-                return send([*held, *line])
-            if choice.command == "quit":
-                self.held = None
-                raise Interrupted()
-            if choice.command == "undo":
-                if not held:
-                    terminal.show("  nothing to undo: only your melds and additions of this"
-                                  " turn are taken back, never a draw or a pile take"
-                                  + ("" if self.table.undo else self._undo_off()))
-                    continue
-                count = sizes.pop() if sizes else 1
-                taken = "; ".join(held[-count:])
-                del held[-count:]
-                view = ahead(held) if held and ahead is not None else None
-                if view is not None:
-                    legal[:] = view.moves
-                    explain, sequence = view.explain, view.sequence
-                else:
-                    legal[:] = [m["text"] for m in msg["moves"]]
-                    explain = getattr(asked, "explain", None)
-                    sequence = getattr(asked, "sequence", None)
-                terminal.show(f"  took back: {taken}")
-                redraw(view)
-                continue
-            if choice.command == "help":
-                terminal.page(help_text(terminal.width))
-            elif choice.command == "moves":
-                terminal.show("Legal moves: " + ", ".join(legal))
-            elif choice.command == "log":
-                terminal.page("\n".join(story(self.hand_events, self._label, style.card)))
-            elif choice.command == "score":
-                terminal.show(render_scores(obs, self.history, self.partnerships))
-            elif choice.command == "hint":
-                terminal.show(self._held_hint(msg, view) if held and view is not None
-                              else self._hint(msg))
+    def _undo(self, turn: _Turn) -> None:
+        """Take back the last line of held melds and additions, and draw the table again."""
+        terminal, held = self.table.terminal, turn.held
+        if not held:
+            terminal.show("  nothing to undo: only your melds and additions of this"
+                          " turn are taken back, never a draw or a pile take"
+                          + ("" if self.table.undo else self._undo_off()))
+            return
+        count = turn.sizes.pop() if turn.sizes else 1
+        taken = "; ".join(held[-count:])
+        del held[-count:]
+        turn.see(turn.ahead(held) if held and turn.ahead is not None else None)
+        terminal.show(f"  took back: {taken}")
+        self._draw(turn, again=True)
 
 
 __all__ = ["HumanSeat", "InputError", "SharedTable"]

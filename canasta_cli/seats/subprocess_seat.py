@@ -22,13 +22,15 @@ import time
 import weakref
 from collections import deque
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..protocol.messages import ActRequest, Asked, asked_id, encode
 from ..protocol.replies import MAX_LINE, ProtocolError, decode_line
+from ..protocol.statuses import SeatStatus
 from ..util.private_files import open_append, os_message
+from ..util.processes import processes, reap
 from .base import Message, Seat, SeatFailure
-from .box import BoxPolicy, BoxUnavailable, box_kind, boxed, bwrap_path, containment, current, with_sandbox
+from .box import DEFAULT_POLICY, BoxPolicy, BoxUnavailable, box_kind, boxed, bwrap_path, containment
 from .cgroups import BotCgroup
 from .contain import become_subreaper, box_helpers, hidden
 from .launching import absolute_args, bot_environment, home_folder, unrunnable
@@ -48,24 +50,8 @@ def _reap_group(pgid: int, timeout: float = 1.0) -> None:
     me = os.getpid()
     deadline = time.monotonic() + timeout
     while True:
-        pending = []
-        try:
-            entries = os.listdir("/proc")
-        except OSError:
-            return
-        for entry in entries:
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == me and int(fields[2]) == pgid:
-                pending.append(int(entry))
-        for pid in pending:
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, os.WNOHANG)
+        pending = [p.pid for p in processes() if p.ppid == me and p.pgid == pgid]
+        reap(pending)
         if not pending or time.monotonic() > deadline:
             return
         time.sleep(0.01)
@@ -78,21 +64,21 @@ class SubprocessSeat(Seat):
     Each line the bot writes is sorted when it is read (``sorting.ReplySorter``).
     """
 
+    # Bytes of the bot's stderr copied to its log; bytes a bot may leave unread before it is
+    # refused (``MAX_PENDING``).  Class-wide, set on an instance where a test needs another.
+    stderr_limit = 1 << 20
+    pending_limit = MAX_PENDING
+    cwd: str | None = None  # the bot's working folder (None: its private home in the box)
+
     def __init__(self, command: str | list[str], name: str | None = None,
-                 stderr_log: Path | None = None, stderr_limit: int = 1 << 20,
-                 cwd: str | None = None, spin_us: int = 300,
-                 pending_limit: int = MAX_PENDING, sandbox: bool = False,
-                 box: BoxPolicy | None = None) -> None:
+                 stderr_log: Path | None = None, spin_us: int = 300,
+                 box: BoxPolicy = DEFAULT_POLICY) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty bot command")
         self.name = name or " ".join(self.argv)
         self.stderr_log = stderr_log
-        self.stderr_limit = stderr_limit
-        self.cwd = cwd
-        self.pending_limit = pending_limit
-        self.sandbox = sandbox
-        self.box = box
+        self.box = box  # the box this bot runs in: the command's plan carries it here
         # Poll without sleeping this long before blocking: a quick bot's answer is then picked
         # up at once instead of after a scheduler wake-up (0 turns it off).
         self.spin = spin_us / 1e6
@@ -110,7 +96,7 @@ class SubprocessSeat(Seat):
         self._eof = False
         self._threads: list[threading.Thread] = []
         self._dead: str | None = None
-        self._dead_status = "CRASHED"
+        self._dead_status = SeatStatus.CRASHED
         self._sorter = ReplySorter()
         self._closed = False
         self._poll: select.poll | None = None
@@ -131,7 +117,7 @@ class SubprocessSeat(Seat):
 
     def start(self, hello: Message, timeout: float) -> Message:
         if self.proc is None and self._dead is not None and not self._closed:
-            raise SeatFailure("CRASHED", self._dead)  # launch() could not start it
+            raise SeatFailure(SeatStatus.CRASHED, self._dead)  # launch() could not start it
         if self.proc is None or not self.alive or self.started:
             if self.proc is not None:
                 self.close(grace=0.0)  # never two processes for one seat
@@ -151,11 +137,11 @@ class SubprocessSeat(Seat):
         processes only (four wake-ups fewer per change of turn)."""
         if not (self._freeze and self._group is not None and self.proc is not None):
             return
-        policy = self._policy()
+        policy = self.box
         if box_kind(policy) == "bubblewrap":
             program = bwrap_path()
         elif containment(policy) == "pid-namespace":
-            program = "/bin/sh"  # _OUTER and _INNER; the bot is the next generation
+            program = "/bin/sh"  # shell/ns_outer.sh and ns_inner.sh; the bot is the next generation
         else:
             return  # no launcher of its own: the first process is the bot
         if program:
@@ -168,7 +154,7 @@ class SubprocessSeat(Seat):
         problem = unrunnable(self.argv[0], self.cwd)
         if problem:
             self._dead = f"cannot start {self.argv[0]!r}: {problem}"
-            raise SeatFailure("CRASHED", self._dead)
+            raise SeatFailure(SeatStatus.CRASHED, self._dead)
         log = self._open_log()
         try:
             self._spawn_logged(log)
@@ -190,13 +176,13 @@ class SubprocessSeat(Seat):
             return open_append(self.stderr_log)
         except OSError as exc:
             self._dead = f"cannot write its stderr log {os_message(exc)}"
-            raise SeatFailure("CRASHED", self._dead) from None
+            raise SeatFailure(SeatStatus.CRASHED, self._dead) from None
 
     def _spawn_logged(self, log: int | None) -> None:
         # An absolute path for each file the command names (they were relative to the
         # referee's directory); a private home, inside the box or, unboxed, a fresh folder.
         base = self.cwd or os.getcwd()
-        policy = with_sandbox(self.box or current(), self.sandbox)
+        policy = self.box
         env = bot_environment()
         argv = absolute_args(self.argv, base)
         if box_kind(policy) == "none":
@@ -211,7 +197,7 @@ class SubprocessSeat(Seat):
         except BoxUnavailable as exc:
             self._dead = str(exc)
             self._release_group()
-            raise SeatFailure("CRASHED", self._dead) from None
+            raise SeatFailure(SeatStatus.CRASHED, self._dead) from None
         try:
             self.proc = subprocess.Popen(
                 command, stdin=subprocess.PIPE,
@@ -220,7 +206,7 @@ class SubprocessSeat(Seat):
         except OSError as exc:
             self._release_group()
             self._dead = f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
-            raise SeatFailure("CRASHED", self._dead) from None
+            raise SeatFailure(SeatStatus.CRASHED, self._dead) from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         os.set_blocking(self.proc.stdin.fileno(), False)
         os.set_blocking(self.proc.stdout.fileno(), False)
@@ -282,6 +268,12 @@ class SubprocessSeat(Seat):
         hold_idle_bots(keep=self)  # the bot that answered last: frozen while this one reads
         self._sorter.note_asked(rid)
         sent = time.monotonic()
+        self._first_wait(sent, deadline)
+        return self._answer(rid, answer, sent, deadline, timeout)
+
+    def _first_wait(self, sent: float, deadline: float) -> None:
+        """Spin for a quick bot's answer (``spin_for``); where others may run meanwhile
+        (``while_waiting``), sleep a moment first, then let them."""
         spin = self.spin_for()
         if spin and not self._out and self.alive:
             assert self.proc is not None and self.proc.stdout is not None
@@ -300,6 +292,11 @@ class SubprocessSeat(Seat):
                     self._pump(min(left, QUICK_ANSWER - (time.monotonic() - sent)))
             if not self._lines:
                 self.while_waiting()
+
+    def _answer(self, rid: Any, answer: str, sent: float, deadline: float, timeout: float
+                ) -> Message:
+        """The bot's answer to request ``rid``, other lines sorted out on the way; a failure
+        (a bad line, a dead bot, the deadline passed) as a ``SeatFailure``."""
         others = 0  # lines read meanwhile that were not the answer
         while True:
             while self._lines:
@@ -307,7 +304,7 @@ class SubprocessSeat(Seat):
                 try:
                     reply = decode_line(line)
                 except ProtocolError as exc:
-                    raise SeatFailure("PROTOCOL_ERROR", f"{exc}{STDOUT_HINT}") from None
+                    raise SeatFailure(SeatStatus.PROTOCOL_ERROR, f"{exc}{STDOUT_HINT}") from None
                 if self._sorter.is_answer(reply, rid, answer):
                     if answer == "move":
                         self.answered_in(time.monotonic() - sent)
@@ -318,11 +315,11 @@ class SubprocessSeat(Seat):
             if self._dead is not None:
                 raise SeatFailure(self._dead_status, self._dead)
             if self._eof:
-                self._stop("CRASHED", self._exit_text())
-                raise SeatFailure("CRASHED", self._dead or "")
+                self._stop(SeatStatus.CRASHED, self._exit_text())
+                raise SeatFailure(SeatStatus.CRASHED, self._dead or "")
             left = deadline - time.monotonic()
             if left <= 0:
-                raise SeatFailure("TIMEOUT", f"no answer within {timeout * 1000:.0f} ms"
+                raise SeatFailure(SeatStatus.TIMEOUT, f"no answer within {timeout * 1000:.0f} ms"
                                   f"{_silent_hint(len(self._in), others)}")
             self._pump(left)
 
@@ -367,7 +364,7 @@ class SubprocessSeat(Seat):
                         self._group.thaw()  # let it read: a frozen bot cannot
                     return
                 if len(self._out) > self.pending_limit:
-                    self._stop("TIMEOUT", f"stopped reading its input ({len(self._out)} bytes"
+                    self._stop(SeatStatus.TIMEOUT, f"stopped reading its input ({len(self._out)} bytes"
                                " waiting)")
                 return  # the bot is not reading: keep the rest for later, never wait
             except OSError:
@@ -379,9 +376,9 @@ class SubprocessSeat(Seat):
         """The bot's input is closed: it exited (its output ends too), or it closed it."""
         assert self.proc is not None and self.proc.stdout is not None
         self._read(self.proc.stdout.fileno())
-        self._stop("CRASHED", self._exit_text() if self._eof else "the bot closed its input")
+        self._stop(SeatStatus.CRASHED, self._exit_text() if self._eof else "the bot closed its input")
 
-    def _stop(self, status: str, reason: str) -> None:
+    def _stop(self, status: SeatStatus, reason: str) -> None:
         """The bot is out: remember why and end its processes now."""
         if self._dead is None:
             self._dead, self._dead_status = reason, status
@@ -442,7 +439,7 @@ class SubprocessSeat(Seat):
                 del self._in[:start]
             if len(self._in) > MAX_LINE:
                 self._in.clear()
-                self._stop("PROTOCOL_ERROR", f"line longer than the {MAX_LINE}-byte limit")
+                self._stop(SeatStatus.PROTOCOL_ERROR, f"line longer than the {MAX_LINE}-byte limit")
                 return
             if len(chunk) < 1 << 16 and self._lines:
                 return  # drained: spare the system call that would only say so
@@ -456,16 +453,14 @@ class SubprocessSeat(Seat):
             return "the bot closed its output"
         over = ""
         if self._group is not None and self._group.memory_failures():
-            over = f" (it reached its memory cap of {self._policy().memory_mb} MB)"
+            over = f" (it reached its memory cap of {self.box.memory_mb} MB)"
         with contextlib.suppress(ValueError):
             if code < 0:
                 return f"the bot was killed by {signal.Signals(-code).name}{over}"
-            if code > 128 and containment() == "pid-namespace":  # the waiting sh's way to say it
+            if code > 128 and containment(self.box) == "pid-namespace":  # the waiting sh's way to say it
                 return f"the bot was killed by {signal.Signals(code - 128).name}{over}"
         return f"the bot exited with code {code} (closed its output){over}"
 
-    def _policy(self) -> BoxPolicy:
-        return with_sandbox(self.box or current(), self.sandbox)
 
     def _drain_stderr(self, stream: IO[bytes], log_fd: int | None) -> None:
         """Keep the latest stderr in memory; copy the first ``stderr_limit`` bytes to the log
@@ -601,21 +596,8 @@ def _reap_strays() -> None:
     dying, and would otherwise stay zombies for as long as the referee runs."""
     me = os.getpid()
     waited = {s.proc.pid for s in list(_SEATS) if s.proc is not None and s.proc.returncode is None}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return
-    for entry in entries:
-        if not entry.isdigit() or int(entry) in waited:
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] == "Z" and int(fields[1]) == me:
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(int(entry), os.WNOHANG)
+    reap([p.pid for p in processes()
+          if p.state == "Z" and p.ppid == me and p.pid not in waited])
 
 
 def _silent_hint(partial: int, others: int = 0) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import CanastaError
 from ..core.reasons import GOES_ON
 from ..hosting.records import RecordError, load_record
 
@@ -25,7 +26,7 @@ class FinishedGame(RecordError):
         self.path = path
 
 
-class NoSuchSave(ValueError):
+class NoSuchSave(CanastaError):
     """``--resume last`` or ``--resume N`` names no save of the kind asked for."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import sqlite3
 import sys
 import time
 from dataclasses import dataclass
@@ -13,18 +14,20 @@ from typing import Any
 
 from ..core import Ruleset, parse_card_sequence
 from ..core.errors import CanastaError
-from ..core.reasons import GOES_ON
+from ..core.reasons import GOES_ON, GameEnd
 from ..hosting.records import RecordError, load_record, sealed_parts
-from ..hosting.referee import GameResult, Referee, TimeControl
+from ..hosting.referee import GameResult, GameStart, Referee, TimeControl
 from ..hosting.replay import replay
 from ..seats import make_seat
 from ..seats.base import Seat
+from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..seats.human import HumanSeat, SharedTable
 from ..ui.commandline import command_line
 from ..ui.prompt import Terminal
 from ..ui.render import Style
 from ..util.private_files import read_input, write_private
 from ..util.seat_names import split_name
+from .history import record_game, stats_path
 from .saves import FinishedGame
 
 
@@ -90,13 +93,13 @@ def save_setting(key: str, value: Any) -> None:
 
 
 def build_seats(specs: list[str], seed: int, table: SharedTable, log_dir: Path,
-                sandbox: bool = False) -> list[Seat]:
+                box: BoxPolicy = DEFAULT_POLICY) -> list[Seat]:
     seats: list[Seat] = []
     for i, spec in enumerate(specs):
         if spec == "human" or spec.startswith("human:"):
             seats.append(HumanSeat(table, name=spec))
         else:
-            seats.append(make_seat(spec, i, seed, log_dir, sandbox=sandbox))
+            seats.append(make_seat(spec, i, seed, log_dir, box=box))
     return seats
 
 
@@ -157,9 +160,9 @@ class GameSetup:
 
 
 def run(setup: GameSetup, record: Path, table: SharedTable, time_control: TimeControl,
-        sandbox: bool = False) -> GameResult:
+        box: BoxPolicy = DEFAULT_POLICY) -> GameResult:
     # Bots' stderr logs sit beside the save, in a folder of their own per game.
-    seats = build_seats(setup.specs, setup.seed, table, record.with_suffix(".logs"), sandbox)
+    seats = build_seats(setup.specs, setup.seed, table, record.with_suffix(".logs"), box)
     for seat in seats:
         if isinstance(seat, HumanSeat) and setup.prefix:
             seat.replaying = True  # earlier hands' tables were shown before the save
@@ -170,12 +173,65 @@ def run(setup: GameSetup, record: Path, table: SharedTable, time_control: TimeCo
             if not rep.alive:  # no silent default moves for a bot that never started
                 why = rep.errors[0] if rep.errors else rep.status
                 raise SeatStartError(f"seat {i} ({setup.specs[i]}) could not start: {why}")
-        return referee.play(1, seed=setup.seed, decks=setup.decks, dealer=setup.dealer,
-                            prefix=setup.prefix, record_file=record,
-                            secret_file=setup.secret or secret_path(record),
-                            scores=setup.scores, hand_no=setup.hand_no)
+        start = GameStart(setup.decks, setup.dealer, setup.prefix, setup.scores, setup.hand_no)
+        return referee.play(1, setup.seed, start, record, setup.secret or secret_path(record))
     finally:
         referee.close()
+
+
+@dataclass(frozen=True)
+class Display:
+    """How the table is drawn (``make_table``)."""
+
+    ascii_only: bool = False
+    no_color: bool = False
+    four_color: bool = False
+    plain: bool = False
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """One game of ``canasta play``: its setup (new or from a save), where it is saved, how
+    the table is drawn, the box its bot programs run in, whether 'undo' is offered even with
+    programs or other people at the table."""
+
+    setup: GameSetup
+    record: Path
+    display: Display = Display()
+    box: BoxPolicy = DEFAULT_POLICY
+    undo: bool = False
+    resumed: bool = False
+
+
+def play(plan: TablePlan) -> GameResult:
+    """Play the plan's game at this terminal; at its end (or on Ctrl-C) say how to resume or
+    replay it, in lines that can be copied whole, and count a finished game in the
+    statistics (``canasta stats``)."""
+    d = plan.display
+    table = make_table(d.ascii_only, d.no_color, d.four_color, d.plain)
+    if plan.resumed:
+        table.terminal.show(f"Resuming {plan.record} ({len(plan.setup.prefix or [])} moves so"
+                            " far).")
+    table.undo = plan.undo or undo_by_default(plan.setup.specs)
+    result = run(plan.setup, plan.record, table, TimeControl(), plan.box)
+    if result.reason == GameEnd.SAVED:
+        table.terminal.raw(f"Game saved to {plan.record}")
+        table.terminal.raw(f"Resume with: {resume_command(plan.record)}")
+    else:
+        table.terminal.raw(f"Replay it with: {replay_command(plan.record)}")
+    _count(plan.record, result.reason)
+    return result
+
+
+def _count(record: Path, reason: str) -> None:
+    """A finished game goes into the statistics; a store that cannot be written is said,
+    and the game stays recorded."""
+    if reason in GOES_ON or not record.exists():
+        return
+    try:
+        record_game(record)
+    except (OSError, sqlite3.Error, RecordError) as exc:
+        print(f"note: the statistics in {stats_path()} were not updated: {exc}", file=sys.stderr)
 
 
 class SeatStartError(CanastaError):

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import CanastaError
+
 MAX_DAYS = 3650
 
 
-class CertError(RuntimeError):
+class CertError(CanastaError, RuntimeError):
     """The certificates cannot be made or found (a one-line reason)."""
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import CanastaError
 from .certs import ClusterFiles
 from .cluster_worker import play_fresh, stop_games
 from .rows import rows_problem
@@ -31,7 +32,7 @@ _ADDRESS = re.compile(r"(tls|tcp)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]
                       r"(?::([0-9]{1,5}))?")
 
 
-class ClusterError(RuntimeError):
+class ClusterError(CanastaError, RuntimeError):
     """The cluster cannot be used, or gave results that cannot be trusted (one line)."""
 
 

@@ -29,6 +29,7 @@ import threading
 from dataclasses import asdict
 from typing import Any
 
+from ..core.errors import CanastaError
 from ..seats.box import BoxPolicy
 from ..seats.contain import die_with_parent, hide
 from .runner import Config, play_tasks
@@ -44,7 +45,7 @@ _STOPPED_KEPT = 4096
 _LOCK = threading.Lock()
 
 
-class GamesFailed(RuntimeError):
+class GamesFailed(CanastaError, RuntimeError):
     """The games process on a worker did not give an answer."""
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,27 +66,39 @@ def rules_options(rules: Ruleset) -> list[str]:
     return args
 
 
-def replay_command(bots: dict[str, str], row: dict[str, Any], rules: Ruleset,
-                   time: dict[str, int], box_args: list[str] | None = None,
-                   record_dir: str | None = None, cwd: str | None = None,
-                   program: str = "canasta") -> str:
+@dataclass(frozen=True)
+class Replaying:
+    """What a replay line of a tournament's (or a ladder's) game needs besides the game's row:
+    the bots, rules and clock it ran with, the box's options as given, the folder it ran in
+    (bot command lines are read from there) and how canasta is named
+    (``ui.commandline.program_command``: as it can be typed)."""
+
+    bots: dict[str, str]
+    rules: Ruleset
+    time: dict[str, int]
+    box_args: tuple[str, ...] = ()
+    cwd: str | None = None
+    program: str = "canasta"
+
+
+def replay_command(how: Replaying, row: dict[str, Any], record_dir: str | None = None) -> str:
     """A ``canasta match`` command line that plays this game again exactly: the same deal
-    (its seed), seating, rules, time control, game number and built-in players' seeds;
-    ``program`` names canasta (``ui.commandline.program_command``: as it can be typed)."""
+    (its seed), seating, rules, time control, game number and built-in players' seeds."""
+    bots, time = how.bots, how.time
     args = ["match"]
     for name in row["seating"]:
         # A name a seat spec cannot carry (split_name) is left out: the bots then hear the
         # command line as that seat's name, the one difference from the game.
         named = split_name(f"{name}={bots[name]}")[0] == name
         args += ["--seat", f"{name}={bots[name]}" if named else bots[name]]
-    args += rules_options(rules)
+    args += rules_options(how.rules)
     args += ["--seed", str(row["seed"]), "--as-game", str(int(row["index"]) + 1),
              "--decision-ms", str(time.get("decision_ms", 1000)),
              "--bank-ms", str(time.get("bank_ms", 10000))]
-    args += box_args or []
+    args += how.box_args
     args += ["--record", record_dir or f"replay-game-{int(row['index']) + 1:04d}"]
     # Bot command lines are read from the folder the tournament ran in.
-    return f"cd {shlex.quote(cwd or os.getcwd())} && {program} {shlex.join(args)}"
+    return f"cd {shlex.quote(how.cwd or os.getcwd())} && {how.program} {shlex.join(args)}"
 
 
 def write_failure(out: Path, row: dict[str, Any], seats: list[dict[str, Any]],

@@ -18,6 +18,7 @@ import shlex
 import shutil
 from pathlib import Path
 
+from ..core.errors import CanastaError
 from ..util.private_files import (
     InputFileError,
     InTheWayError,
@@ -31,7 +32,7 @@ from ..util.seeds import MAX_SEED, fresh_seed
 SEED_CAP = 4096  # bytes: seed.json holds one number
 
 
-class OutDirError(ValueError):
+class OutDirError(CanastaError):
     """The output directory cannot be used; the message is one line."""
 
 

@@ -13,14 +13,18 @@ from ..core import Ruleset
 from ..protocol.statuses import FAILURES
 from ..util.private_files import write_private
 from ..util.safetext import csv_text, visible
-from .runner import RunState, counted_rows, outcome
+from .runner import RunState, TournamentPlan, counted_rows, outcome
 from .runner import outcomes as game_outcomes
 from .stats import Sprt, SprtTally, cross_table, elo_with_error, standings, variance_saving
 from .threes import MEANING, places
 
 
-def summarize(state: RunState, bots: dict[str, str], rules: Ruleset, fmt: str, deals: int,
-              seed: int, sprt: Sprt | None) -> dict[str, Any]:
+# PLR0913: cli/tournament.py passes these positionally; its signature waits for that file's
+# rewrite (issue 47: the tournament's plan in their place).
+def summarize(state: RunState, plan: TournamentPlan) -> dict[str, Any]:
+    """results.json of the games played so far under ``plan``."""
+    bots, rules, fmt, deals, seed, sprt = (plan.bots, plan.rules, plan.fmt, plan.deals,
+                                           plan.seed, plan.sprt)
     rows = counted_rows(state)
     outcomes = [o for r in rows for o in game_outcomes(r, rules)]
     names = list(bots)

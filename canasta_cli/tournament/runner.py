@@ -19,16 +19,17 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..core import Ruleset
+from ..core.errors import CanastaError
 from ..hosting.referee import Referee, TimeControl
 from ..protocol.statuses import SeatStatus
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Seat
-from ..seats.box import BoxPolicy
+from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..seats.contain import die_with_parent
 from ..ui.commandline import program_command
 from ..util.private_files import append_line, open_append, open_input, private_dir, write_private
 from ..util.safetext import visible
-from .failures import STDERR_TAIL, replay_command, seat_reasons, write_failure
+from .failures import STDERR_TAIL, Replaying, replay_command, seat_reasons, write_failure
 from .rows import row_problem
 from .schedule import Format, Table, Task, schedule
 from .stats import GameOutcome, Sprt, SprtTally
@@ -248,7 +249,7 @@ class RunState:
 MAX_ROW = 1 << 14  # bytes in one games.jsonl line; a row is a few hundred
 
 
-class ResultsError(ValueError):
+class ResultsError(CanastaError):
     """games.jsonl cannot be the results of this tournament; the message is one line."""
 
 
@@ -341,79 +342,129 @@ def load_done(path: Path, tasks: list[Task], rules: Ruleset,
     return done
 
 
-def run_tournament(bots: dict[str, str], fmt: Format, deals: int, rules: Ruleset, seed: int,
-                   out: Path, executor: Executor, concurrency: int,
-                   sprt: Sprt | None = None, progress: Callable[[RunState, int, float], None]
-                   | None = None, time_control: TimeControl | None = None,
-                   reuse_bots: bool = False, box: BoxPolicy | None = None,
-                   warn: Callable[[str], None] | None = None, records: bool = False,
-                   box_args: list[str] | None = None, table: Table = "pairs") -> RunState:
-    private_dir(out)
-    tasks = schedule(list(bots), fmt, deals, rules, seed, table)
-    config = Config(bots, rules.to_dict(), (time_control or TimeControl()).to_json(),
-                    reuse_bots=reuse_bots, box=box or BoxPolicy(), records=records)
-    texts: dict[int, str] = {}  # records of games whose deal is not complete yet
-    failed: dict[int, tuple[list[dict[str, Any]], dict[int, str]]] = {}  # their failures
-    # A deal's rows reach games.jsonl only once all its seatings are played: until then its
-    # seed, in a finished row, would tell the bots of the other seatings the cards.
-    missing = Counter((t.pair, t.deal) for t in tasks)
-    waiting: dict[tuple[tuple[str, ...], int], list[dict[str, Any]]] = {}
-    games_path = out / "games.jsonl"
-    done = load_done(games_path, tasks, rules, warn)
+@dataclass(frozen=True)
+class TournamentPlan:
+    """One ``canasta tournament``: the bots, the schedule (format, deals, table, seed), the
+    rules and clock, where it is kept (``out``), how wide it runs and the bots' box.
+    ``box_args``: the box's options as given, for the replay lines of failed games."""
+
+    bots: dict[str, str]  # name -> command line or builtin:NAME
+    fmt: Format
+    deals: int
+    rules: Ruleset
+    seed: int
+    out: Path
+    concurrency: int = 1
+    sprt: Sprt | None = None
+    time_control: TimeControl = TimeControl()
+    reuse_bots: bool = False
+    box: BoxPolicy = DEFAULT_POLICY
+    records: bool = False
+    box_args: tuple[str, ...] = ()
+    table: Table = "pairs"
+
+    def config(self) -> Config:
+        return Config(self.bots, self.rules.to_dict(), self.time_control.to_json(),
+                      reuse_bots=self.reuse_bots, box=self.box, records=self.records)
+
+
+def run_tournament(plan: TournamentPlan, executor: Executor,
+                   progress: Callable[[RunState, int, float], None] | None = None,
+                   warn: Callable[[str], None] | None = None) -> RunState:
+    """Play the plan's games on ``executor`` (resuming what ``out`` holds), writing each
+    deal's rows once all its seatings are played; stops early when the SPRT decides."""
+    private_dir(plan.out)
+    tasks = schedule(list(plan.bots), plan.fmt, plan.deals, plan.rules, plan.seed, plan.table)
+    games_path = plan.out / "games.jsonl"
+    done = load_done(games_path, tasks, plan.rules, warn)
     state = RunState({t.index: {**done[t.key], "index": t.index} for t in tasks
                       if t.key in done})
-    todo = iter([t for t in tasks if t.key not in done])
-    missing.subtract((t.pair, t.deal) for t in tasks if t.key in done)
-    start = time.monotonic()
-    in_flight: list[Any] = []
-    sink = open_append(games_path)
+    sink = _Sink(plan, tasks, games_path, open_append(games_path))
+    sink.missing.subtract((t.pair, t.deal) for t in tasks if t.key in done)
+    todo = [t for t in tasks if t.key not in done]
     try:
-        _check_sprt(state, tasks, rules, sprt)
-        left = sum(1 for t in tasks if t.key not in done)
-        while state.stopped_by_sprt is None:
-            while len(in_flight) < concurrency * 2:
-                # Short games go to the workers a few at a time, so that handing out tasks and
-                # taking back results does not cost the parent a core; near the end one at a
-                # time, so that no worker is left with a queue while another idles.
-                size = 1 if concurrency == 1 else max(1, min(8, left // (4 * concurrency)))
-                chunk = _take(todo, size)
-                if not chunk:
-                    break
-                left -= len(chunk)
-                in_flight.append(executor.submit(play_tasks, chunk, config))
-            if not in_flight:
-                break
-            finished, in_flight = executor.wait_any(in_flight)
-            for fut in finished:
-                for row in fut.result():
-                    text = row.pop("record", None)
-                    if text:
-                        texts[row["index"]] = text
-                    if "failed_seats" in row:
-                        failed[row["index"]] = (row.pop("failed_seats"),
-                                                {int(k): v for k, v in row.pop("stderr").items()})
-                    state.rows[row["index"]] = row
-                    group = (tuple(str(x) for x in row["pair"]), int(row["deal"]))
-                    waiting.setdefault(group, []).append(row)
-                    missing[group] -= 1
-                    if missing[group] == 0:
-                        for r in sorted(waiting.pop(group), key=lambda r: r["index"]):
-                            if r["index"] in texts:
-                                from .records import write_record
-                                write_record(out, r["index"], texts.pop(r["index"]))
-                            if r["index"] in failed:
-                                seats_, tails = failed.pop(r["index"])
-                                write_failure(out, r, seats_, tails, replay_command(
-                                    bots, r, rules, config.time, box_args, str(
-                                        out.resolve() / "replays" / f"game-{r['index'] + 1:04d}"),
-                                    program=program_command()))
-                            _append(sink, r, games_path)
-            _check_sprt(state, tasks, rules, sprt)
-            if progress:
-                progress(state, len(tasks), time.monotonic() - start)
+        _check_sprt(state, tasks, plan.rules, plan.sprt)
+        _play(plan, executor, todo, _Progress(state, tasks, sink, progress))
     finally:
-        os.close(sink)
+        os.close(sink.fd)
     return state
+
+
+@dataclass
+class _Progress:
+    state: RunState
+    tasks: list[Task]
+    sink: _Sink
+    report: Callable[[RunState, int, float], None] | None
+    start: float = field(default_factory=time.monotonic)
+
+
+def _play(plan: TournamentPlan, executor: Executor, todo: list[Task], run: _Progress) -> None:
+    config = plan.config()
+    tasks = iter(todo)
+    left = len(todo)
+    in_flight: list[Any] = []
+    while run.state.stopped_by_sprt is None:
+        while len(in_flight) < plan.concurrency * 2:
+            # Short games go to the workers a few at a time, so that handing out tasks and
+            # taking back results does not cost the parent a core; near the end one at a
+            # time, so that no worker is left with a queue while another idles.
+            size = 1 if plan.concurrency == 1 else max(1, min(8, left // (4 * plan.concurrency)))
+            chunk = _take(tasks, size)
+            if not chunk:
+                break
+            left -= len(chunk)
+            in_flight.append(executor.submit(play_tasks, chunk, config))
+        if not in_flight:
+            break
+        finished, in_flight = executor.wait_any(in_flight)
+        for fut in finished:
+            for row in fut.result():
+                run.sink.take(row, run.state)
+        _check_sprt(run.state, run.tasks, plan.rules, plan.sprt)
+        if run.report:
+            run.report(run.state, len(run.tasks), time.monotonic() - run.start)
+
+
+class _Sink:
+    """Where finished rows go: a deal's rows reach games.jsonl only once all its seatings are
+    played (until then its seed, in a finished row, would tell the bots of the other seatings
+    the cards), with the records and failure reports of its games."""
+
+    def __init__(self, plan: TournamentPlan, tasks: list[Task], path: Path, fd: int) -> None:
+        self.plan, self.path, self.fd = plan, path, fd
+        self.missing = Counter((t.pair, t.deal) for t in tasks)
+        self.waiting: dict[tuple[tuple[str, ...], int], list[dict[str, Any]]] = {}
+        self.texts: dict[int, str] = {}  # records of games whose deal is not complete yet
+        self.failed: dict[int, tuple[list[dict[str, Any]], dict[int, str]]] = {}
+
+    def take(self, row: dict[str, Any], state: RunState) -> None:
+        text = row.pop("record", None)
+        if text:
+            self.texts[row["index"]] = text
+        if "failed_seats" in row:
+            self.failed[row["index"]] = (row.pop("failed_seats"),
+                                         {int(k): v for k, v in row.pop("stderr").items()})
+        state.rows[row["index"]] = row
+        group = (tuple(str(x) for x in row["pair"]), int(row["deal"]))
+        self.waiting.setdefault(group, []).append(row)
+        self.missing[group] -= 1
+        if self.missing[group] == 0:
+            for r in sorted(self.waiting.pop(group), key=lambda r: r["index"]):
+                self._write(r)
+
+    def _write(self, r: dict[str, Any]) -> None:
+        plan, out = self.plan, self.plan.out
+        if r["index"] in self.texts:
+            from .records import write_record
+            write_record(out, r["index"], self.texts.pop(r["index"]))
+        if r["index"] in self.failed:
+            seats_, tails = self.failed.pop(r["index"])
+            where = str(out.resolve() / "replays" / f"game-{r['index'] + 1:04d}")
+            how = Replaying(plan.bots, plan.rules, plan.time_control.to_json(), plan.box_args,
+                            program=program_command())
+            write_failure(out, r, seats_, tails, replay_command(how, r, where))
+        _append(self.fd, r, self.path)
 
 
 def _take(it: Iterator[Task], n: int) -> list[Task]:

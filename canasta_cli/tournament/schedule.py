@@ -7,6 +7,7 @@ cannot depend on concurrency or on the order in which games finish.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -84,6 +85,22 @@ def pairings(bots: list[str], fmt: Format, table: Table = "pairs") -> list[tuple
     if fmt == "gauntlet":
         return [(bots[0], other) for other in bots[1:]]
     return list(itertools.combinations(bots, 2))
+
+
+def size(bots: int, fmt: Format, rules: Ruleset, table: Table = "pairs") -> tuple[int, int]:
+    """The groups (``len(pairings(...))``) and the seatings of each group that a schedule of
+    ``bots`` bots holds, counted without building it (the bounds check a schedule's size before
+    it is made).
+
+    >>> from canasta_cli.core import preset
+    >>> size(4, "round-robin", preset("classic")), size(5, "gauntlet", preset("two-player"))
+    ((6, 2), (4, 2))
+    >>> size(4, "round-robin", preset("six-player-pairs"), "threes")
+    (4, 6)
+    """
+    if table == "threes":
+        return (math.comb(bots - 1, 2) if fmt == "gauntlet" else math.comb(bots, 3)), 6
+    return (bots - 1 if fmt == "gauntlet" else math.comb(bots, 2)), len(seatings(rules, "a", "b"))
 
 
 def schedule(bots: list[str], fmt: Format, deals: int, rules: Ruleset, master: int,

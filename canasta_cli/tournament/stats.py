@@ -12,6 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+# The 97.5% quantile of the standard normal, correctly rounded.  Not
+# ``statistics.NormalDist().inv_cdf(0.975)``: that is 1.9599639845400536, one unit in the last
+# place lower, and every interval in results.json (written as full floats) would change in its
+# last digit.
 Z95 = 1.959963984540054
 
 
@@ -28,6 +32,13 @@ class GameOutcome:
     table: tuple[str, ...] = ()
 
 
+# ``mean`` and ``sample_var`` are written out, not ``statistics.fmean`` and
+# ``statistics.variance``: those sum exactly (math.fsum, fractions) and round once, these round
+# as they go, as every results.json so far was computed.  The two differ in the last digit:
+# the variance on about half of the samples (whole and half points, 2 to 60 deals), the mean
+# where its running sum rounds (a deal's mean over the six seatings of a table of three), and
+# results.json writes full floats, so with ``statistics`` the same games would write other
+# bytes (a classic tournament's ci95 299.991360137432 would be 299.99136013743197).
 def mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 

@@ -27,7 +27,7 @@ def only_cards(card: CardText) -> CardText:
     return lambda c: card(c) if _CARD.fullmatch(c) else c
 
 
-def describe_event(e: dict[str, Any], label: Label = _seat,  # noqa: C901
+def describe_event(e: dict[str, Any], label: Label = _seat,  # noqa: C901 - a line per event type
                    card: CardText = _plain) -> str:
     """One event in words (one line per event type); ``label`` names a seat, ``card``
     writes a card (the table's ``6♥`` on a screen, ``6h`` in a log by default)."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS as SYMBOLS
 from ..util.seat_names import split_name
+from ..util.words import plural
 from .event_text import CardText, only_cards, story
 from .screen import choose, rows, tail_fitting
 from .screen import fit as fit  # re-exported: callers import it from here
@@ -79,11 +80,6 @@ def stream_style(err: bool = False) -> Style:
 def event_cards(err: bool = False) -> CardText:
     """How printed events write cards: as the table does (``stream_style``)."""
     return only_cards(stream_style(err).card)
-
-
-def plural(n: int, word: str) -> str:
-    """``1 card``, ``2 cards``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def rank_of(card: str) -> str:
@@ -214,24 +210,79 @@ def frozen_by(events: list[dict[str, Any]]) -> str | None:
 COMPACT_BELOW = 72  # columns: narrower terminals get the compact table
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """What the parts of ``render_table`` share: the observation, the style, and how this
+    seat (or a spectator, ``watching``) names the seats."""
+
+    obs: dict[str, Any]
+    style: Style
+    labels: list[str]
+    watching: bool
+    partnerships: bool
+    sides: int
+
+
+# PLR0913: net/client.py and cli/ (replay, demo, learn, explore) pass the size and the hand
+# positionally; its signature waits for their rewrite (issue 47), its parts share ``_Seen``.
+@dataclass(frozen=True)
+class Screen:
+    """Where text is drawn: the card ``style`` and the terminal's size in columns and rows
+    (0: no limit)."""
+
+    style: Style
+    width: int = 0
+    height: int = 0
+
+
+def _screen(where: Screen | Style) -> Screen:
+    return where if isinstance(where, Screen) else Screen(where)
+
+
 def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[str],
-                 style: Style, width: int = 0, height: int = 0,
-                 hand_events: list[dict[str, Any]] | None = None) -> str:
+                 where: Screen | Style, hand_events: list[dict[str, Any]] | None = None) -> str:
     """The table as seat ``obs["seat"]`` sees it, or as a spectator does (``seat`` None: a
     public observation, every seat by its name, no hand).  Under ``COMPACT_BELOW`` columns
     the compact layout: a short header, the stock and the pile on lines of their own.  With a
     ``height`` (rows), the table fits in it: the melds are written short if they must be,
     and only the most recent events are told, with how many earlier ones ``log`` shows.
     ``hand_events`` (this hand so far) name the card that froze the pile."""
-    seat, side = obs["seat"], obs["side"]
+    screen = _screen(where)
+    style, width, height = screen.style, screen.width, screen.height
+    seat = obs["seat"]
     watching = seat is None
     sides = len(obs["scores"])
     partnerships = obs["players"] in (4, 6)
     compact = 0 < width < COMPACT_BELOW
     labels = watch_labels(names) if watching else seat_labels(seat, names, partnerships, sides)
+    seen = _Seen(obs, style, labels, watching, partnerships, sides)
+    head = _table_head(seen, names, compact)
+    pile = _pile_lines(obs, style, compact, hand_events)
+    counts = ", ".join(f"{labels[i]}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
+    tail = [f"{'Hands' if compact else 'Cards in hand'}: {counts}"]
+    mine = [] if watching else _my_lines(seen)
+    told = story(recent, lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}",
+                 style.card)
+    if height <= 0:
+        return "\n".join(head + _meld_lines(seen, False) + pile + tail
+                         + _told_lines(seen, told, width, height, 0) + mine)
+    fixed = rows(head + pile + tail + mine, width)
+    # Full melds if they leave room for a few events (all of them, when there are few).
+    want = min(rows(told, width) + 1, 4) if told else 0
+    table = choose([lambda: _meld_lines(seen, False), lambda: _meld_lines(seen, True)],
+                   height - fixed - want, width)
+    room = height - fixed - rows(table, width)
+    return "\n".join(head + table + pile + tail + _told_lines(seen, told, width, height, room)
+                     + mine)
+
+
+def _table_head(seen: _Seen, names: list[str], compact: bool) -> list[str]:
+    """The table's title (the hand, the phase, who is to act) and the scores line."""
+    obs, style, labels = seen.obs, seen.style, seen.labels
+    seat, side = obs["seat"], obs["side"]
     who = "you" if obs["to_act"] == seat else labels[obs["to_act"]]
     phase = obs["phase"].replace("_", " ")
-    if watching:
+    if seen.watching:
         head = [style.bold(f"== Hand {obs['hand_no']} - {phase} - {who} to act ==")]
     elif compact:
         head = [style.bold(f"== Hand {obs['hand_no']} - seat {seat} - {phase} - {who}"
@@ -240,71 +291,72 @@ def render_table(obs: dict[str, Any], recent: list[dict[str, Any]], names: list[
         head = [style.bold(f"== Hand {obs['hand_no']} - seat {seat} ({names[seat]}) - "
                            f"{phase} - {who} to act ==")]
     score_bits = []
-    for s in range(sides):
+    for s in range(seen.sides):
         melded = "" if obs["side_melded"][s] else f", needs {obs['minimums'][s]} to meld"
-        name = side_name(s, side, partnerships, labels, sides)
+        name = side_name(s, side, seen.partnerships, labels, seen.sides)
         name += ":" if name[-1:].isdigit() else ""  # Left 1+Right 2: 0, never "Right 2 0"
         score_bits.append(f"{name} {obs['scores'][s]}{melded}")
     head.append("Scores: " + " | ".join(score_bits))
-    pile = _pile_lines(obs, style, compact, hand_events)
-    counts = ", ".join(f"{labels[i]}: {n}" for i, n in enumerate(obs["hand_counts"]) if i != seat)
-    tail = [f"{'Hands' if compact else 'Cards in hand'}: {counts}"]
-    turn = obs["turn"]
-    mine = [] if watching else \
-        [style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style)]
-    if turn["permission"] is not None and not watching:
+    return head
+
+
+def _my_lines(seen: _Seen) -> list[str]:
+    """A seat's own lines: its hand, under what its partner answered and what its side has
+    melded this turn toward the minimum."""
+    obs, style = seen.obs, seen.style
+    seat, side, turn = obs["seat"], obs["side"], obs["turn"]
+    mine = [style.bold(f"Your hand ({len(obs['hand'])}): ") + hand_line(obs["hand"], style)]
+    if turn["permission"] is not None:
         mine.insert(0, style.warn("Your partner said " + ("YES: you must go out this turn"
                                                           if turn["permission"] else
                                                           "NO: you may not go out this turn")))
-    if not watching and not obs["side_melded"][side] and turn["opening_total"] \
-            and obs["turn_seat"] == seat:
+    if not obs["side_melded"][side] and turn["opening_total"] and obs["turn_seat"] == seat:
         mine.insert(0, f"Melded this turn toward the minimum: {turn['opening_total']}"
                        f" of {obs['minimums'][side]}")
-    told = story(recent, lambda s: labels[s] if 0 <= s < len(labels) else f"seat {s}",
-                 style.card)
+    return mine
 
-    def melds(short: bool) -> list[str]:
-        if "meld_side" in obs:
-            return _cutthroat_lines(obs, labels, style, short)
-        out = []
-        for s in range(sides):
-            red = " ".join(style.card(c) for c in obs["red_threes"][s])
-            name = side_name(s, side, partnerships, labels, sides)
-            if not watching:  # a spectator's names are the players' own: left as they are
-                name = name[:1].upper() + name[1:]
-            if len(labels) > 4 and partnerships and (sides == 2 or s == side) \
-                    and not watching:
-                name += f" ({_team(labels, s, sides)})"
-            if short:
-                tokens = ", ".join(meld_token(m, style) for m in obs["melds"][s]) or "no melds"
-                out.append(f"{name}: {tokens}" + (f"; red threes {red}" if red else ""))
-                continue
-            out.append(f"{name}: red threes {red or '-'}")
-            out += ["    " + meld_line(m, style) for m in obs["melds"][s]]
-        return out
 
-    def events(room: int) -> list[str]:
-        if not told:
-            return []
-        if height <= 0 or rows(told, width) + 1 <= room:
-            since = "The last plays:" if watching else "Since your last turn:"
-            return [style.dim(since)] + ["  " + t for t in told]
-        shown = tail_fitting(["  " + t for t in told], room - 1, width)
-        if not shown:
-            return [style.dim(f"{plural(len(told), 'event')} since your last turn: type"
-                              " 'log' to read them")]
-        earlier = len(told) - len(shown)
-        return [style.dim(f"Since your last turn ({earlier} earlier"
-                          f" {'event' if earlier == 1 else 'events'}: type 'log'):")] + shown
+def _meld_lines(seen: _Seen, short: bool) -> list[str]:
+    """Each side's red threes and melds, a meld a line (``short``: a side a line)."""
+    obs, style, labels, sides = seen.obs, seen.style, seen.labels, seen.sides
+    if "meld_side" in obs:
+        return _cutthroat_lines(obs, labels, style, short)
+    side = obs["side"]
+    out = []
+    for s in range(sides):
+        red = " ".join(style.card(c) for c in obs["red_threes"][s])
+        name = side_name(s, side, seen.partnerships, labels, sides)
+        if not seen.watching:  # a spectator's names are the players' own: left as they are
+            name = name[:1].upper() + name[1:]
+        if len(labels) > 4 and seen.partnerships and (sides == 2 or s == side) \
+                and not seen.watching:
+            name += f" ({_team(labels, s, sides)})"
+        if short:
+            tokens = ", ".join(meld_token(m, style) for m in obs["melds"][s]) or "no melds"
+            out.append(f"{name}: {tokens}" + (f"; red threes {red}" if red else ""))
+            continue
+        out.append(f"{name}: red threes {red or '-'}")
+        out += ["    " + meld_line(m, style) for m in obs["melds"][s]]
+    return out
 
-    if height <= 0:
-        return "\n".join(head + melds(False) + pile + tail + events(0) + mine)
-    fixed = rows(head + pile + tail + mine, width)
-    # Full melds if they leave room for a few events (all of them, when there are few).
-    want = min(rows(told, width) + 1, 4) if told else 0
-    table = choose([lambda: melds(False), lambda: melds(True)], height - fixed - want, width)
-    room = height - fixed - rows(table, width)
-    return "\n".join(head + table + pile + tail + events(room) + mine)
+
+def _told_lines(seen: _Seen, told: list[str], width: int, height: int,
+                room: int) -> list[str]:
+    """The plays since this seat's last turn; with a ``height``, the most recent that fit
+    in ``room`` rows, under how many earlier ones 'log' shows."""
+    style = seen.style
+    if not told:
+        return []
+    if height <= 0 or rows(told, width) + 1 <= room:
+        since = "The last plays:" if seen.watching else "Since your last turn:"
+        return [style.dim(since)] + ["  " + t for t in told]
+    shown = tail_fitting(["  " + t for t in told], room - 1, width)
+    if not shown:
+        return [style.dim(f"{plural(len(told), 'event')} since your last turn: type"
+                          " 'log' to read them")]
+    earlier = len(told) - len(shown)
+    return [style.dim(f"Since your last turn ({earlier} earlier"
+                      f" {'event' if earlier == 1 else 'events'}: type 'log'):")] + shown
 
 
 def _pile_lines(obs: dict[str, Any], style: Style, compact: bool,
@@ -379,10 +431,21 @@ def card_points(card: str) -> int:
     return _POINTS.get(rank_of(card), 0)
 
 
-def render_hand_end(event: dict[str, Any], my_side: int | None, partnerships: bool,
-                    style: Style, labels: list[str] | None = None,
-                    plays: list[str] | None = None, width: int = 0,
-                    height: int = 0, earlier: bool = True) -> str:
+# PLR0913: net/client.py and cli/learn.py pass these positionally; its signature waits for
+# their rewrite (issue 47).
+@dataclass(frozen=True)
+class Side:
+    """Whose eyes a hand's end is shown through: ``my_side`` (None: a spectator's), whether
+    the game is played in partnerships, and how the seats are called (``seat N`` if not
+    given)."""
+
+    my_side: int | None
+    partnerships: bool
+    labels: list[str] | None = None
+
+
+def render_hand_end(event: dict[str, Any], side: Side, where: Screen | Style,
+                    plays: list[str] | None = None, earlier: bool = True) -> str:
     """How the hand ended: who went out (or that the stock ran out), the plays since your
     last turn, every player's cards left with their points, then the score table (a
     spectator's, ``my_side`` None, heads its columns side 0, side 1... under a line naming
@@ -390,6 +453,9 @@ def render_hand_end(event: dict[str, Any], my_side: int | None, partnerships: bo
     summary taller than it is cut into pages separated by a form feed (``\\f``): the earlier
     plays first, then the last plays with the scores, each page under the hand's header;
     without ``earlier``, only the last plays that fit with the scores, on one page."""
+    my_side, partnerships, labels = side.my_side, side.partnerships, side.labels
+    screen = _screen(where)
+    style, width, height = screen.style, screen.width, screen.height
     sides = event["scores"]["sides"]
     hands = event.get("hands") or []
     labels = labels or [f"seat {i}" for i in range(len(hands))]

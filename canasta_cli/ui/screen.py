@@ -124,3 +124,12 @@ def say(text: str, err: bool = False, hang: int | None = None) -> None:
     import sys
     stream = sys.stderr if err else sys.stdout
     print(fit(text, stream_width(err), hang), file=stream, flush=True)
+
+
+def next_step() -> bool:
+    """Enter for the next step; q (or the end of input) to stop."""
+    try:
+        answer = input("[Enter: next step, q: quit] ")
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() not in ("q", "quit")

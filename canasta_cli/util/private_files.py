@@ -1,12 +1,18 @@
-"""Files canasta writes, never through a link, owner-only but for the starter files of
-``kit init`` (which follow the umask): records, transcripts, saves, sealed seeds, results,
-logs; and input files read with a size cap.
+"""The files canasta keeps, written never through a link and owner-only (mode 0600) unless the
+caller asks for another mode (``kit init``'s starter files: 0o666, narrowed by the umask);
+and input files, read with a size cap.
 
-Every file canasta writes goes through this module (but the cluster's certificates,
-tournament/certs.py, new files made with ``O_EXCL | O_NOFOLLOW`` too, and the kernel's cgroup
-files), and none is ever written through a symbolic link, whoever put it there (a link in a
-directory the user named is no reason to write where it leads; a directory the user named
-may itself be a link):
+The commands' outputs go through this module: records, transcripts, saves, sealed seeds,
+bots' stderr logs, a tournament's results, reports and replay pages, settings, lesson
+progress, the statistics and ladder files (SQLite adds its own ``-wal``/``-journal`` files
+beside them).  Not everything canasta writes does: the cluster's certificates
+(tournament/certs.py makes them with ``O_EXCL | O_NOFOLLOW`` too), the kernel's cgroup files,
+and scratch files and folders made with ``tempfile`` (bots' homes, the box's staging folder,
+the benches' work files), which follow the usual ``tempfile`` modes.  None of this module's
+files is ever written through a symbolic link, whoever put it there (a link in a directory
+the user named is no reason to write where it leads; a directory the user named may itself
+be a link).  A file's own folder is made owner-only when it is new (folders above it follow
+the umask); a folder that exists keeps its mode:
 
 * A file written as it goes (a record, a transcript) is a new file of its own: created with
   ``O_EXCL | O_NOFOLLOW`` and mode 0600, so that a symbolic link or a hard link planted where

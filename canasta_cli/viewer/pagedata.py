@@ -57,6 +57,55 @@ def _side_note(lines: list[dict[str, Any]]) -> list[tuple[str | None, list[dict[
     return out
 
 
+class _Diff:
+    """What changed since the step before, so that a step stores only that: the table's
+    fields, the meld rows (they change one at a time) and the hands."""
+
+    def __init__(self, players: int) -> None:
+        self.table: dict[str, Any] = {}
+        self.rows: list[Any] = []
+        self.hands_before: list[list[str] | None] = [None] * players
+
+    def table_step(self, obs: list[dict[str, Any]]) -> dict[str, Any]:
+        table = {k: v for k, v in obs[0].items() if k not in SEAT_KEYS}
+        table["frozen_for"] = [o["pile_frozen_for_me"] for o in obs]
+        rows = table.pop("melds")
+        step: dict[str, Any] = {"t": {k: v for k, v in table.items()
+                                      if self.table.get(k, _MISSING) != v}}
+        changed_rows = {str(r): row for r, row in enumerate(rows)
+                        if r >= len(self.rows) or self.rows[r] != row}
+        if changed_rows:
+            step["m"] = changed_rows
+        if len(rows) != len(self.rows):
+            step["mn"] = len(rows)
+        self.rows = rows
+        gone = [k for k in self.table if k not in table]
+        if gone:
+            step["x"] = gone
+        self.table = table
+        return step
+
+    def hands(self, obs: list[dict[str, Any]]) -> dict[str, Any]:
+        changed = {str(s): o["hand"] for s, o in enumerate(obs) if o["hand"] != self.hands_before[s]}
+        self.hands_before = [o["hand"] for o in obs]
+        return changed
+
+
+def _shown(evs: list[Any], players: int, public: bool) -> dict[str, list[str]]:
+    """A step's events in words as each view sees them: the public's, and (unless the page
+    is public) each seat's and the whole truth where they differ from the public's."""
+    shown = {PUBLIC: [describe_event(e.view(-1), card=CARD) for e in evs]}
+    if not public:
+        for s in range(players):
+            mine = [describe_event(e.view(s), card=CARD) for e in evs]
+            if mine != shown[PUBLIC]:
+                shown[str(s)] = mine
+        full = [describe_event(e.full(), card=CARD) for e in evs]
+        if full != shown[PUBLIC]:
+            shown[ALL] = full
+    return shown
+
+
 def replay_data(rep: Replay, lines: list[dict[str, Any]], public: bool,
                 seat: int | None = None) -> dict[str, Any]:
     """The page's data for a replayed record (see the module docstring).  A ``public`` page
@@ -70,28 +119,10 @@ def replay_data(rep: Replay, lines: list[dict[str, Any]], public: bool,
     views = [PUBLIC] if public else [PUBLIC, *(str(s) for s in range(n)), ALL]
     notes = _side_note(lines)
     steps: list[dict[str, Any]] = []
-    before: dict[str, Any] = {}
-    rows_before: list[Any] = []
-    hands_before: list[list[str] | None] = [None] * n
+    diff = _Diff(n)
     for i, ((who, move, evs), state) in enumerate(zip(rep.steps, rep.states, strict=True)):
         obs = [observation(state, s, history=False) for s in range(n)]
-        table = {k: v for k, v in obs[0].items() if k not in SEAT_KEYS}
-        table["frozen_for"] = [o["pile_frozen_for_me"] for o in obs]
-        rows = table.pop("melds")
-        step: dict[str, Any] = {"t": {k: v for k, v in table.items()
-                                      if before.get(k, _MISSING) != v}}
-        # Melds change one row at a time: only the rows that changed are stored.
-        changed_rows = {str(r): row for r, row in enumerate(rows)
-                        if r >= len(rows_before) or rows_before[r] != row}
-        if changed_rows:
-            step["m"] = changed_rows
-        if len(rows) != len(rows_before):
-            step["mn"] = len(rows)
-        rows_before = rows
-        gone = [k for k in before if k not in table]
-        if gone:
-            step["x"] = gone
-        before = table
+        step = diff.table_step(obs)
         if who is not None:
             step["seat"] = who
             step["move"] = move
@@ -100,17 +131,9 @@ def replay_data(rep: Replay, lines: list[dict[str, Any]], public: bool,
                 step["by"] = by
             if failed:
                 step["failures"] = failed
-        shown = {PUBLIC: [describe_event(e.view(-1), card=CARD) for e in evs]}
+        shown = _shown(evs, n, public)
         if not public:
-            for s in range(n):
-                mine = [describe_event(e.view(s), card=CARD) for e in evs]
-                if mine != shown[PUBLIC]:
-                    shown[str(s)] = mine
-            full = [describe_event(e.full(), card=CARD) for e in evs]
-            if full != shown[PUBLIC]:
-                shown[ALL] = full
-            changed = {str(s): obs[s]["hand"] for s in range(n) if obs[s]["hand"] != hands_before[s]}
-            hands_before = [o["hand"] for o in obs]
+            changed = diff.hands(obs)
             if changed:
                 step["h"] = changed
         step["ev"] = shown

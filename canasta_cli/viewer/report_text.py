@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..tournament import report
-from ..ui.render import plural
 from ..util.safetext import visible
+from ..util.words import plural
 from .tourney import Tourney, failed_games
 
 BLOCKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
