@@ -91,8 +91,9 @@ def register(app: typer.Typer) -> None:
             " $XDG_DATA_HOME/canasta/ladder.sqlite).")] = None,
     ) -> None:
         """A tournament's report (standings, cross table, Elo, score differences, the SPRT,
-        failures and the games) or, with --ladder, the ladder's (standings, Elo, each
-        entry's rating history); as text fitted to the terminal, or as HTML."""
+        the statistics of play from its records, failures and the games) or, with --ladder,
+        the ladder's (standings, Elo, each entry's rating history); as text fitted to the
+        terminal, or as HTML."""
         if ladder == (folder is not None):
             raise _fail("give a tournament's folder or --ladder, not both" if ladder
                         else "give a tournament's folder, or --ladder")

@@ -17,7 +17,7 @@ from ..util.safetext import visible
 from .htmlsafe import esc, page
 from .replay_page import write_replay_page, write_text
 from .svgplot import elo_plot, histogram, llr_plot
-from .tourney import Tourney, failed_games
+from .tourney import PLAY_COLUMNS, Tourney, failed_games, play_cells, play_table
 
 
 def pages_dir(out: Path) -> Path:
@@ -152,6 +152,27 @@ def _sprt(t: Tourney) -> str:
             + llr_plot(t.llr, lower, upper, sp.get("decision")))
 
 
+def _play(t: Tourney) -> str:
+    """The statistics of play per bot (from the kept records), or why there are none."""
+    table = play_table(t)
+    if table is None:
+        return ('<p class="none">The statistics of play need the game records: run the'
+                " tournament with --records (or --html).</p>")
+    unread = (f", {table.unread} record{'' if table.unread == 1 else 's'} unreadable"
+              if table.unread else "")
+    rows = [[f'<span class="bot">{esc(bot)}</span>',
+             *(esc(c) for c in play_cells(stats, "{:.1f}%"))] for bot, stats in table.bots]
+    return (f'<p class="note">From the records of {table.games}'
+            f" game{'' if table.games == 1 else 's'}{esc(unread)}; per hand played, counted"
+            " per seat (a bot that is its own partner plays two seats a game). Went out: the"
+            " share of its hands it went out (concealed: went out concealed); a pile taken"
+            " counts its top card; the canastas are those it completed, natural or mixed as"
+            " the hand was scored; red threes: those it laid; points left: the mean value of"
+            " its hand when another side went out; stock-exhausted: the hands that ended"
+            " with the stock gone; decision time: as the referee measured it.</p>"
+            + _table(["bot", *(h for _, h, _ in PLAY_COLUMNS)], rows, "playstats"))
+
+
 def _game_link(index: int, links: dict[int, str], step: int | None = None) -> str:
     """A link to the game's replay page (at ``step``: the page opens there)."""
     href = links.get(index)
@@ -257,6 +278,7 @@ with its 95% interval; an arrow: the interval runs off the scale.</p>{elo}</sect
 first bot's score minus the second's on each duplicate deal (all seatings of the deal
 averaged).</p>{_diff_plots(t)}{_deals(t)}{_places(t)}</section>
 <section id="plot-sprt"><h2>Sequential test</h2>{_sprt(t)}</section>
+<section id="play"><h2>Statistics of play</h2>{_play(t)}</section>
 <section><h2>Failures</h2>{_failures(t, links)}{_failed_games(t, links)}</section>
 <section><h2>Games</h2><p class="note">{kept}</p>{_games(t, links)}</section>
 </main>"""

@@ -14,7 +14,7 @@ from typing import Any
 from ..tournament import report
 from ..util.safetext import visible
 from ..util.words import plural
-from .tourney import Tourney, failed_games
+from .tourney import PLAY_COLUMNS, PLAY_LEGEND, Tourney, failed_games, play_cells, play_table
 
 BLOCKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
 
@@ -175,6 +175,27 @@ def _sprt_lines(t: Tourney, width: int) -> list[str]:
             f" games; its path: {spark(path, max(10, width - 40))}"]
 
 
+PLAY_NAME = 12  # columns for a bot's name in the statistics of play
+
+
+def play_lines(t: Tourney) -> list[str]:
+    """The statistics of play: a line per bot (79 columns), then what each column means; one
+    line when no record was kept."""
+    table = play_table(t)
+    if table is None:
+        return ["Statistics of play: none, they need the game records (tournament --records)"]
+    unread = f"; {plural(table.unread, 'record')} unreadable" if table.unread else ""
+    out = [f"Statistics of play, per hand (from the records of {plural(table.games, 'game')}"
+           f"{unread}):",
+           f"{'bot':<{PLAY_NAME}}" + "".join(f"{h:>{w}}" for h, _, w in PLAY_COLUMNS)]
+    for bot, stats in table.bots:
+        name = printable(bot)[:PLAY_NAME - 1]
+        out.append(f"{name:<{PLAY_NAME}}" + "".join(
+            f"{c:>{w}}" for c, (_, _, w) in zip(play_cells(stats), PLAY_COLUMNS, strict=True)))
+    out.append(f"({PLAY_LEGEND}.)")
+    return out
+
+
 def _failure_lines(t: Tourney, width: int) -> list[str]:
     if not t.failures:
         return ["Failures: none"]
@@ -237,6 +258,7 @@ def report_text(t: Tourney, width: int) -> str:
     lines += _elo_lines(t, width)
     lines += _diff_lines(t, width)
     lines += _sprt_lines(t, width)
+    lines += play_lines(t)
     lines += _failure_lines(t, width)
     if t.records:
         first = min(t.records)

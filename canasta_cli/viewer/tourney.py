@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Ruleset
+from ..hosting.playstats import PlayStats, bot_stats, seat_stats
 from ..hosting.records import RecordError, load_record
 from ..tournament.records import record_path
 from ..tournament.rows import shape_problem
@@ -262,6 +263,79 @@ def load_tournament(folder: Path) -> Tourney:
     if sprt is not None:
         t.llr = [(g, x) for g, x in llr_path(rows, rules, sprt) if math.isfinite(x)]
     return t
+
+
+@dataclass
+class PlayTable:
+    """The statistics of play per bot (hosting/playstats.py), from the records kept."""
+
+    bots: list[tuple[str, PlayStats]]   # in the standings' order
+    games: int                          # games whose record was read
+    unread: int                         # records that could not be read
+
+
+def play_table(t: Tourney) -> PlayTable | None:
+    """Each bot's statistics of play over the games whose record was kept, by the seatings of
+    games.jsonl; None when no record was kept."""
+    if not t.records:
+        return None
+    games: list[tuple[list[str], list[PlayStats]]] = []
+    unread = 0
+    for row in t.rows:
+        path = t.records.get(row["index"])
+        if path is None:
+            continue
+        try:
+            games.append(([str(x) for x in row["seating"]],
+                          seat_stats(load_record(path, torn_ok=True))))
+        except RecordError:
+            unread += 1
+    per_bot = bot_stats(games)
+    order = [str(s["bot"]) for s in sorted(t.summary["standings"],
+                                           key=lambda r: -_points(r.get("points")))]
+    order += sorted(b for b in per_bot if b not in order)
+    return PlayTable([(b, per_bot.get(b, PlayStats())) for b in order], len(games), unread)
+
+
+def _points(x: object) -> float:
+    return float(x) if isinstance(x, int | float) and math.isfinite(x) else 0.0
+
+
+def _fig(x: float | None, fmt: str) -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+def _ms(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}"
+
+
+# The statistics of play as the reports show them: (text heading, HTML heading, width).
+PLAY_COLUMNS: list[tuple[str, str, int]] = [
+    ("hands", "hands", 6), ("out%", "went out", 5), ("conc%", "concealed", 6),
+    ("take/h", "pile takes per hand", 7), ("pile", "mean pile taken", 5),
+    ("nat/h", "natural canastas per hand", 6), ("mix/h", "mixed canastas per hand", 6),
+    ("red3/h", "red threes per hand", 7), ("left", "points left when another side went out", 6),
+    ("stock", "stock-exhausted hands", 6), ("ms/dec", "mean decision (ms)", 7)]
+
+PLAY_LEGEND = ("hands: hands played, counted per seat; out%: hands it went out (conc%:"
+               " concealed); take/h: pile takes per hand; pile: mean cards of a pile taken;"
+               " nat/h, mix/h: natural and mixed canastas it completed per hand; red3/h: red"
+               " threes it laid per hand; left: mean points left in its hand when another"
+               " side went out; stock: hands that ended with the stock exhausted; ms/dec: mean"
+               " time per decision")
+
+
+def play_cells(s: PlayStats, percent: str = "{:.0f}") -> list[str]:
+    """One bot's figures, in the order of ``PLAY_COLUMNS``."""
+    def pct(x: float | None) -> str:
+        return _fig(None if x is None else 100 * x, percent)
+    return [str(s.hands), pct(s.go_out_rate), pct(s.concealed_rate),
+            _fig(s.takes_per_hand, "{:.2f}"), _fig(s.mean_pile, "{:.1f}"),
+            _fig(s.natural_per_hand, "{:.2f}"), _fig(s.mixed_per_hand, "{:.2f}"),
+            _fig(s.red_threes_per_hand, "{:.2f}"), _fig(s.mean_left, "{:.0f}"),
+            str(s.stock_hands), _ms(s.mean_decision_ms)]
 
 
 def failure_doc(folder: Path, index: int) -> dict[str, Any] | None:
