@@ -27,6 +27,7 @@ from ..util.seeds import fresh_seed
 from .actions import action_table
 from .observe import Encoder
 from .public import _HANDLERS
+from .scaling import scaler_for
 
 REWARDS = ("hand", "game")
 
@@ -34,7 +35,8 @@ REWARDS = ("hand", "game")
 _WHOLE = (int, np.integer)
 _GAME_OVER = Phase.GAME_OVER
 # What a deep copy of the environment shares with it: immutable, or read-only tables.
-_SHARED_ON_COPY = frozenset({"state_", "_seen_log", "rules", "table", "_moves", "_mask", "_index"})
+_SHARED_ON_COPY = frozenset({"state_", "_seen_log", "rules", "table", "_moves", "_mask", "_index",
+                             "_scaler"})
 
 
 class IllegalActionError(IllegalMoveError):
@@ -69,7 +71,8 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
                 "is_parallelizable": False}
 
     def __init__(self, rules: Ruleset | str = "classic", *, render_mode: str | None = None,
-                 reward: str = "hand", max_moves: int | None = None, **options: Any) -> None:
+                 reward: str = "hand", max_moves: int | None = None, opponents: Any = None,
+                 normalize: bool = False, **options: Any) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of human, ansi or None, not"
@@ -86,9 +89,19 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         self.table = action_table(self.rules)
         self.encoder = Encoder(self.rules)
         n = self.rules.players
-        self.possible_agents = [f"seat_{i}" for i in range(n)]
-        self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        low, high = self.encoder.layout.bounds()
+        self.seat_names = [f"seat_{i}" for i in range(n)]
+        self._scaler = scaler_for(self.encoder.layout, normalize)
+        self._opponents: Any = None  # opponents.Opponents, when there are any
+        # Per seat, the learner's agent playing it ("" at an opponent's seat).
+        self._agent_at = list(self.seat_names)
+        if opponents is not None:
+            self._seat_opponents(opponents)
+        self.possible_agents = [a for a in self._agent_at if a]
+        self._index = {a: i for i, a in enumerate(self._agent_at) if a}
+        if self._scaler is not None:
+            low, high = self._scaler.bounds(self.encoder.layout)
+        else:
+            low, high = self.encoder.layout.bounds()
         self.observation_spaces = {a: spaces.Dict({
             "observation": spaces.Box(low, high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (self.table.size,), dtype=np.int8)})
@@ -102,6 +115,13 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         self._from_state = self.encoder.from_state
         self._mask = self.table.mask
         self.state_: GameState | None = None
+
+    def _seat_opponents(self, opponents: Any) -> None:
+        from .opponents import Opponents, seating
+        seats = seating(self.rules.players, opponents)
+        self._opponents = Opponents(self.rules, seats, self._vectors, self.table.moves)
+        self._agent_at = ["" if spec is not None else self.seat_names[i]
+                          for i, spec in enumerate(seats.specs)]
 
     # The PettingZoo API -----------------------------------------------------------------
 
@@ -127,7 +147,9 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
                 self._rng = random.Random(self._rng_seed)
             game_seed = self._rng.randrange(2**63)
         self.seed_ = game_seed
-        self.state_ = new_game(self.rules, seed=game_seed)
+        if self._opponents is not None and self.state_ is not None:
+            self._opponents.finish(self.state_)  # a game given up: the opponents are told
+        self.state_ = start = new_game(self.rules, seed=game_seed)
         self.tracker = self.encoder.tracker()
         self._seen_log: Any = None
         self._feed()
@@ -139,7 +161,44 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._rewarded = False
-        self.agent_selection = self.possible_agents[self.state_.actor]
+        if self._opponents is not None:
+            self._opponents.begin(start, game_seed)
+            self._opponents_first(start)
+        else:
+            self.agent_selection = self._agent_at[start.actor]
+
+    def _opponents_first(self, start: GameState) -> None:
+        """After a reset: the opponents' moves until a learner's seat is to act.  (A hand
+        or the whole game ending in them is rewarded as in a step.)"""
+        after = self._opponents_play(start)
+        if after.results:
+            self._reward(start, after)
+            self._accumulate_rewards()
+        if after.is_over:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[0]
+        else:
+            self.agent_selection = self._agent_at[after.actor]
+
+    def _opponents_play(self, state: GameState) -> GameState:
+        """The opponents' moves from ``state`` until a learner's seat is to act or the game
+        is over (the opponents are then told it is)."""
+        opponents, agent_at = self._opponents, self._agent_at
+        while not state.is_over and not agent_at[state.actor]:
+            state = apply(state, opponents.move(state))
+            self.state_ = state
+            self._follow(state)
+        if state.is_over:
+            opponents.finish(state)
+        return state
+
+    def _vectors(self, state: GameState, seat: int
+                 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+        """The vector and mask of ``seat``, to act in ``state`` (for an opponent's policy)."""
+        vec = self._from_state(state, seat, self.tracker)
+        if self._scaler is not None:
+            self._scaler(vec)
+        return vec, self._mask(legal_moves(state))
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         state = self.state_
@@ -152,8 +211,10 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             mask = self._mask(legal)
         else:
             mask = self._no_mask.copy()
-        return {"observation": self._from_state(state, seat, self.tracker),
-                "action_mask": mask}
+        vec = self._from_state(state, seat, self.tracker)
+        if self._scaler is not None:
+            self._scaler(vec)
+        return {"observation": vec, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         agent = self.agent_selection
@@ -179,13 +240,15 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
                                      f" legal for {agent} now: {exc.reason}") from None
         self.state_ = after
         self._follow(after)
+        if self._opponents is not None:
+            after = self._opponents_play(after)
         self.moves_made += 1
         self._cumulative_rewards[agent] = 0.0
         if (self._rewarded or after.results is not state.results
                 or after.phase is _GAME_OVER or self.max_moves is not None):
             self._settle(state, after, agent)
         else:
-            self.agent_selection = self.possible_agents[after.actor]
+            self.agent_selection = self._agent_at[after.actor]
         if self.render_mode == "human":
             self.render()
 
@@ -240,7 +303,7 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
             self.truncations = dict.fromkeys(self.agents, True)
             self.agent_selection = agent
         else:
-            self.agent_selection = self.possible_agents[after.actor]
+            self.agent_selection = self._agent_at[after.actor]
         if self._rewarded:
             self._accumulate_rewards()
 
@@ -254,7 +317,9 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         return text
 
     def close(self) -> None:
-        pass
+        """Stops the opponents' bots, if any (a later ``reset`` starts them again)."""
+        if self._opponents is not None:
+            self._opponents.close()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CanastaEnv:
         """An environment that plays on apart from this one (a lookahead's usual tool).  Game
@@ -263,6 +328,9 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         the per-agent bookkeeping are copied, and the copy's encoder starts with empty
         caches.  (Copying the state itself would also fail in the compiled build, whose
         engine classes cannot be copied field by field.)"""
+        if self._opponents is not None:
+            raise TypeError("an environment with opponents cannot be copied: its opponents'"
+                            " players and bots play one game at a time")
         new = CanastaEnv.__new__(CanastaEnv)
         memo[id(self)] = new
         for name, value in self.__dict__.items():
@@ -288,7 +356,7 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
         state = self._state()
         if seat is None:
             seat = state.actor if state.actor >= 0 else self._index[self.agent_selection]
-        names = list(self.possible_agents)
+        names = list(self.seat_names)
         text = render_table(observation(state, seat, history=False), [], names,
                             Style(color=False, ascii=True))
         if state.is_over:
@@ -345,11 +413,21 @@ class CanastaEnv(AECEnv):  # type: ignore[misc]
 
 
 def aec_env(rules: Ruleset | str = "classic", *, render_mode: str | None = None,
-            reward: str = "hand", max_moves: int | None = None, **options: Any) -> CanastaEnv:
+            reward: str = "hand", max_moves: int | None = None, opponents: Any = None,
+            normalize: bool = False, **options: Any) -> CanastaEnv:
     """A PettingZoo ``AECEnv`` for ``rules`` (a preset name or a Ruleset) with rule
     ``options`` (``aec_env("classic", max_hands=1)``).  ``reward``: "hand" (each hand's
     points, zero-sum between sides, at the step that ends the hand) or "game" (+1 for the
     winning side, the rest shared as -1 among the others, at the end).  ``max_moves``
-    truncates every agent after that many steps in all."""
+    truncates every agent after that many steps in all.
+
+    ``opponents`` plays the seats the learner does not (None: the learner plays every seat):
+    one spec for every seat but seat 0, a dict ``{seat: spec}`` (the seats left out are the
+    learner's: its partner's too, say) or a list of one spec per seat (None at the learner's).
+    A spec is ``"builtin:NAME"`` (in-process), a protocol bot's command line (a boxed
+    process, as ``canasta match`` starts it), a policy ``(observation, mask) -> action
+    index`` or a ``Seat``.  The environment's agents are then the learner's seats alone;
+    the opponents' moves are played inside ``reset`` and ``step``.  ``normalize``: every
+    feature scaled into [-1, 1] (``Layout.scales``)."""
     return CanastaEnv(rules, render_mode=render_mode, reward=reward, max_moves=max_moves,
-                      **options)
+                      opponents=opponents, normalize=normalize, **options)

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 PHASES = ("draw", "meld", "answer", "pile_opening", "meld_no_discard")
-INF = float("inf")
+# The largest initial-meld minimum: the scale of ``minimums`` and of the opening total.
+MOST_MINIMUM = 150.0
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,20 @@ def _pack_counts(rules: Ruleset) -> tuple[int, ...]:
     for c in full_deck(rules.decks):
         counts[KIND_OF[c]] += 1
     return tuple(counts)
+
+
+def score_bound(rules: Ruleset) -> float:
+    """A bound on a side's total at any point of a game: in a hand a side wins or loses at
+    most every card's points, a canasta bonus (and the concealed one) for every seven cards,
+    its red threes, the going-out bonus and the permission penalty; a game has at most
+    ``max_hands`` hands."""
+    pack = _pack_counts(rules)
+    cards = sum(KIND_VALUE[KIND_OF[c]] for c in full_deck(rules.decks))
+    canastas = rules.deck_size // 7 * (500 + abs(rules.concealed_canasta_bonus))
+    red3 = max(100 * pack[RED3], 1200, abs(rules.red3_no_meld_all_four))
+    out = max(abs(rules.going_out_bonus), abs(rules.concealed_going_out_bonus))
+    per_hand = cards + canastas + red3 + out + abs(rules.permission_fail_penalty)
+    return float(per_hand * rules.max_hands)
 
 
 class Layout:
@@ -96,8 +111,10 @@ class Layout:
             Field("melds", s * MELD_BLOCK, 0, most, "per relative side, 25 values: natural"
                   " cards in its meld of each rank 4..A (11; 0: no meld), wild cards in each"
                   " (11), natural canastas, mixed canastas, black threes melded (going out)"),
-            Field("scores", s, -INF, INF, "per relative side: points at the start of the hand"),
-            Field("minimums", s, 0, 150, "per relative side: initial-meld minimum this hand"),
+            Field("scores", s, -score_bound(rules), score_bound(rules), "per relative side:"
+                  " points at the start of the hand"),
+            Field("minimums", s, 0, MOST_MINIMUM, "per relative side: initial-meld minimum"
+                  " this hand"),
             Field("known", (p - 1) * k, 0, most, "per other relative seat (1, 2, ...): cards"
                   " certainly in its hand (picked up with the pile), by kind"),
             Field("discards", p * k, 0, float(rules.max_turns), "per relative seat: its discards"
@@ -116,10 +133,22 @@ class Layout:
                        if x.name == "melds" else x.high
                        for x in f for i in range(x.size)]
         self._lows = [x.low for x in f for _ in range(x.size)]
+        self._scales = [_scale(x.name, i, pack, deck, float(rules.target)) if x.name != "melds"
+                        else 1.0 / self._highs[self.offsets["melds"] + i]
+                        for x in f for i in range(x.size)]
 
     def bounds(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The lowest and highest value of each element (finite, and never passed)."""
         import numpy as np
         return np.array(self._lows, np.float32), np.array(self._highs, np.float32)
+
+    def scales(self) -> list[float]:
+        """What ``normalize=True`` multiplies each element by (the result is then clipped to
+        [-1, 1]): 1 / the element's bound where that bound is a count a network can use
+        (cards of a kind: the pack's; hand, pile and stock sizes: the pack's size), else 1 /
+        a scale of the game (scores: the target; minimums and the opening total: 150;
+        discards: the pack's count of the kind).  docs/ML.md lists them per field."""
+        return list(self._scales)
 
     def slice(self, name: str) -> slice:
         at = self.offsets[name]
@@ -132,6 +161,27 @@ MELD_BLOCK = 25
 
 def _meld_high(i: int, naturals: float, wilds: float, black3: float) -> float:
     return naturals if i < 11 else wilds if i < 22 else 11.0 if i < 24 else black3
+
+
+# Fields counted per kind (the vector cycles through 15 kinds), scaled by the pack's count of
+# the kind; fields counting cards of the whole pack, scaled by its size.
+_PER_KIND_SCALED = frozenset({"hand", "pile_cards", "known", "unseen", "discards"})
+_PACK_SCALED = frozenset({"hand_sizes", "pile_size", "stock_size"})
+
+
+def _scale(name: str, i: int, pack: tuple[int, ...], deck: float, target: float) -> float:
+    """The scale of element ``i`` of field ``name`` (``Layout.scales``), melds aside."""
+    if name in _PER_KIND_SCALED:
+        return 1.0 / max(pack[i % N_KINDS], 1)
+    if name in _PACK_SCALED:
+        return 1.0 / deck
+    if name == "red_threes":
+        return 1.0 / max(pack[RED3], 1)
+    if name == "minimums" or (name == "turn" and i == 4):
+        return 1.0 / MOST_MINIMUM
+    if name == "scores":
+        return 1.0 / target
+    return 1.0
 
 
 # Fields whose bound is the pack's count of each kind (the vector cycles through 15 kinds).

@@ -126,12 +126,13 @@ class CanastaParallelEnv(ParallelEnv):  # type: ignore[misc]
         (``wait`` alone for an agent not to move, and for everyone once the game is over)."""
         game = self.game
         actor = game.game_state.actor
+        mover = game._agent_at[actor] if actor >= 0 else None
         out = {}
-        for seat, agent in enumerate(self.possible_agents):
+        for agent in self.possible_agents:
             if agent not in self.agents:
                 continue
             seen = game.observe(agent)
-            if seat == actor:
+            if agent == mover:
                 mask = np.zeros(self.wait + 1, np.int8)
                 mask[:self.wait] = seen["action_mask"]
             else:
@@ -166,7 +167,9 @@ def parallel_env(rules: Ruleset | str = "classic", *, render_mode: str | None = 
     every step, the one to move with a move of the action table, the others with ``wait``
     (index N, the last).  ``reward`` as in ``aec_env``; ``max_cycles`` truncates every
     agent after that many steps; ``illegal`` is "wait" (an action off the mask is played as
-    ``wait`` and reported in the agent's info) or "raise"."""
+    ``wait`` and reported in the agent's info) or "raise".  ``options`` also take
+    ``aec_env``'s ``opponents`` (the agents are then the learner's seats; the opponents move
+    inside ``reset`` and ``step``) and ``normalize``."""
     return CanastaParallelEnv(rules, render_mode=render_mode, reward=reward,
                               max_cycles=max_cycles, illegal=illegal, **options)
 

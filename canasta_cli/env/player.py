@@ -25,6 +25,7 @@ from ..protocol.messages import ActRequest
 from .actions import ActionTable, action_table
 from .observe import Encoder
 from .public import PublicTracker, face_of_text
+from .scaling import Scaler, scaler_for
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], Any]
 
@@ -38,12 +39,15 @@ class PolicyPlayer:
 
     hears_events = True  # the public facts come from the events
 
-    def __init__(self, policy: Policy, rules: Ruleset | None = None) -> None:
+    def __init__(self, policy: Policy, rules: Ruleset | None = None,
+                 normalize: bool = False) -> None:
         self.policy = policy
+        self.normalize = normalize
         self._rules: Ruleset | None = None
         self._encoder: Encoder | None = None
         self._table: ActionTable | None = None
         self._tracker: PublicTracker | None = None
+        self._scaler: Scaler | None = None
         if rules is not None:
             self._use(rules)
 
@@ -52,6 +56,7 @@ class PolicyPlayer:
             self._rules = rules
             self._encoder = Encoder(rules)
             self._table = action_table(rules)
+            self._scaler = scaler_for(self._encoder.layout, self.normalize)
         self._tracker = PublicTracker(rules.players, rules.decks)
 
     def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -90,6 +95,8 @@ class PolicyPlayer:
         mask = np.zeros(self._table.size, np.int8)
         mask[indices] = 1
         vec = np.array(self._encoder.from_view(obs, self._tracker), np.float32)
+        if self._scaler is not None:
+            self._scaler(vec)
         return vec, mask, indices
 
     def choose(self, msg: dict[str, Any], legal: list[Move] | None = None) -> int:
@@ -108,11 +115,17 @@ class PolicyPlayer:
                               " legal here") from None
 
 
-def as_player(policy: Policy, rules: Ruleset | None = None) -> PolicyPlayer:
+def as_player(policy: Policy, rules: Ruleset | None = None,
+              normalize: bool | None = None) -> PolicyPlayer:
     """A player like the built-ins from ``policy(observation, mask) -> action index``.
 
-    ``observation`` and ``mask`` are exactly what ``aec_env`` gives the seat to act.  The
+    ``observation`` and ``mask`` are exactly what ``aec_env`` gives the seat to act (with
+    ``normalize=True``, what ``aec_env(..., normalize=True)`` gives; None: the policy's own
+    ``normalize`` attribute, if it has one, so that ``canasta bot policy`` plays a policy
+    trained on normalized features when its loader sets ``policy.normalize = True``).  The
     ruleset comes from the ``hello``/``game_start`` message (or ``rules``).  Use it as
     ``PolicySeat(name, as_player(policy))``, or run it as a bot process with
     ``canasta bot policy FILE.py --function NAME``."""
-    return PolicyPlayer(policy, rules)
+    if normalize is None:
+        normalize = getattr(policy, "normalize", False) is True
+    return PolicyPlayer(policy, rules, normalize)

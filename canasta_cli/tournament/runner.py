@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from ..core import Ruleset
 from ..core.errors import CanastaError
-from ..hosting.referee import Referee, TimeControl
+from ..hosting.referee import GameResult, Referee, TimeControl
 from ..protocol.statuses import SeatStatus
 from ..seats import SubprocessSeat, builtin_seat
 from ..seats.base import Seat
@@ -98,6 +98,28 @@ def play_tasks(tasks: list[Task], config: Config) -> list[dict[str, Any]]:
     return [play_task(task, config) for task in tasks]
 
 
+def play_seated(task: Task, referee: Referee, fresh: list[SubprocessSeat]) -> GameResult:
+    """Play ``task``'s game; the bots started for it alone (``fresh``) hear that their match
+    was this one game, and are closed."""
+    try:
+        result = referee.play(task.index + 1, seed=task.seed)
+        if fresh:
+            referee.end_match([result])  # a fresh bot's match is this one game
+    finally:
+        for seat in fresh:
+            seat.close(grace=0.5)
+    return result
+
+
+def task_row(task: Task, result: GameResult) -> dict[str, Any]:
+    """A played game's row of games.jsonl (before its failures are added)."""
+    return {"index": task.index, "key": task.key, "pair": list(task.pair), "deal": task.deal,
+            "seating": list(task.seating), "seed": task.seed, "scores": list(result.scores),
+            "winner": result.winner, "reason": result.reason, "hands": result.hands,
+            "forfeit": result.forfeit,
+            "failures": [dict(s["failures"]) for s in result.seats]}
+
+
 def play_task(task: Task, config: Config) -> dict[str, Any]:
     """Play one scheduled game; everything returned is JSON-ready."""
     rules = config.ruleset()
@@ -124,18 +146,8 @@ def play_task(task: Task, config: Config) -> dict[str, Any]:
         referee: Referee = RecordingReferee(seats, rules, TimeControl(**config.time))
     else:
         referee = Referee(seats, rules, TimeControl(**config.time))
-    try:
-        result = referee.play(task.index + 1, seed=task.seed)
-        if fresh:
-            referee.end_match([result])  # a fresh bot's match is this one game
-    finally:
-        for seat in fresh:
-            seat.close(grace=0.5)
-    row = {"index": task.index, "key": task.key, "pair": list(task.pair), "deal": task.deal,
-           "seating": list(task.seating), "seed": task.seed, "scores": list(result.scores),
-           "winner": result.winner, "reason": result.reason, "hands": result.hands,
-           "forfeit": result.forfeit,
-           "failures": [dict(s["failures"]) for s in result.seats]}
+    result = play_seated(task, referee, fresh)
+    row = task_row(task, result)
     statuses, reasons = seat_reasons(result.seats)
     if any(s != SeatStatus.OK for s in statuses):
         row["status"], row["why"] = statuses, reasons
