@@ -28,6 +28,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "cli.demo": ("demo",),
     "cli.match": ("match",),
     "cli.replay": ("replay",),
+    "cli.review": ("review",),
     "cli.tournament": ("tournament",),
     "cli.report": ("report",),
     "cli.net": ("serve", "join"),

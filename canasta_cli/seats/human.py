@@ -56,7 +56,7 @@ def help_text(width: int = 0) -> str:
 HELP = help_text()
 
 
-RESERVE_FINAL = 6  # rows kept under the last hand's summary: the verdict and the replay hint
+RESERVE_FINAL = 9  # rows under the last hand's summary: the verdict, the replay and review lines
 
 
 def _why_not(move: Any, top: Any, evidence: Any) -> str:

@@ -219,6 +219,8 @@ def play(plan: TablePlan) -> GameResult:
         table.terminal.raw(f"Resume with: {resume_command(plan.record)}")
     else:
         table.terminal.raw(f"Replay it with: {replay_command(plan.record)}")
+        for seat in people(plan.setup.specs):
+            table.terminal.raw(f"Review it with: {review_command(plan.record, seat)}")
     _count(plan.record, result.reason)
     return result
 
@@ -249,6 +251,18 @@ def replay_command(record: Path, seat: int | None = None) -> str:
     be typed here."""
     view = ["--seat", str(seat), "--step"] if seat is not None else []
     return command_line("replay", *view, str(record))
+
+
+def review_command(record: Path, seat: int) -> str:
+    """The command that reviews ``seat``'s decisions in ``record`` (``canasta review``), as
+    it can be typed here."""
+    return command_line("review", str(record), "--seat", str(seat))
+
+
+def people(specs: list[str]) -> list[int]:
+    """The seats of ``specs`` where a person plays."""
+    commands = [split_name(s)[1] for s in specs]
+    return [i for i, c in enumerate(commands) if c == "human" or c.startswith("human:")]
 
 
 def resume_setup(path: Path) -> GameSetup:
