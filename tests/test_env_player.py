@@ -113,12 +113,13 @@ def test_bot_policy_errors_are_one_line() -> None:
 
 def test_bench_env_runs_and_prints_the_ratio() -> None:
     result = runner.invoke(app, ["bench", "env", "-r", "two-player", "--decisions", "300",
-                                 "--rounds", "2"])
+                                 "--rounds", "2", "--games", "2"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith("load average at start:")
     assert sum(1 for line in lines if line.startswith("round ")) == 2
-    assert any(line.startswith("env/engine: median") for line in lines)
+    for label in ("AEC env/engine", "parallel env/engine", "single-agent env/engine (games)"):
+        assert any(line.startswith(f"{label}: median") for line in lines), label
     assert lines[-1].startswith("load average at end:")
     bad = runner.invoke(app, ["bench", "env", "-r", "nope"])
     assert bad.exit_code == 2 and "unknown preset" in bad.output

@@ -20,12 +20,28 @@ from ..core import Ruleset, apply, legal_moves, new_game
 
 @dataclass(frozen=True)
 class Round:
+    """One round's rates: decisions per second of the bare engine, the AEC environment and
+    the parallel one; games per second of the engine and of the single-agent environment
+    (its learner against built-in random opponents), on the same deals."""
+
     engine_per_s: float
     env_per_s: float
+    parallel_per_s: float = 0.0
+    engine_games_per_s: float = 0.0
+    single_games_per_s: float = 0.0
 
     @property
     def ratio(self) -> float:
         return self.env_per_s / self.engine_per_s if self.engine_per_s else 0.0
+
+    @property
+    def parallel_ratio(self) -> float:
+        return self.parallel_per_s / self.engine_per_s if self.engine_per_s else 0.0
+
+    @property
+    def single_ratio(self) -> float:
+        return (self.single_games_per_s / self.engine_games_per_s if self.engine_games_per_s
+                else 0.0)
 
 
 class EngineRandom:
@@ -81,6 +97,77 @@ class EnvRandom:
             legal = obs["action_mask"].view(boolean).nonzero()[0].tolist()
             env.step(legal[rng.randrange(len(legal))])
             made += 1
+        return time.process_time() - start
+
+
+class ParallelRandom:
+    """Masked random play through the parallel environment, a slice at a time: at each step
+    every live agent reads its mask and acts (the mover a random legal move, the others
+    ``wait``, the one index their mask holds)."""
+
+    def __init__(self, rules: Ruleset, seed: int) -> None:
+        from ..env.parallel import CanastaParallelEnv
+        self.seed, self.game = seed * 100_003, 0
+        self.rng = random.Random(seed)
+        self.env = CanastaParallelEnv(rules)
+        self.obs, _ = self.env.reset(seed=self.seed)
+
+    def run(self, decisions: int) -> float:
+        import numpy as np
+        rng, env, boolean = self.rng, self.env, np.dtype(np.bool_)
+        made = 0
+        start = time.process_time()
+        while made < decisions:
+            if not env.agents:
+                self.game += 1
+                self.obs, _ = env.reset(seed=self.seed + self.game)
+                continue
+            actions = {}
+            for agent in env.agents:
+                legal = self.obs[agent]["action_mask"].view(boolean).nonzero()[0].tolist()
+                actions[agent] = legal[rng.randrange(len(legal))]
+            self.obs = env.step(actions)[0]
+            made += 1
+        return time.process_time() - start
+
+
+class EngineGames(EngineRandom):
+    """Whole games of random play on the bare engine, the same deals as ``SingleGames``."""
+
+    def games(self, n: int) -> float:
+        rules, rng = self.rules, self.rng
+        start = time.process_time()
+        for _ in range(n):
+            state = new_game(rules, seed=self.seed + self.game)
+            self.game += 1
+            while not state.is_over:
+                moves = legal_moves(state)
+                state = apply(state, moves[rng.randrange(len(moves))])
+        return time.process_time() - start
+
+
+class SingleGames:
+    """Whole games through the single-agent environment: a masked random learner in seat 0,
+    built-in random players (in this process) in the other seats."""
+
+    def __init__(self, rules: Ruleset, seed: int) -> None:
+        from ..env.single import CanastaSingleEnv
+        self.seed, self.game = seed * 100_003, 0
+        self.rng = random.Random(seed)
+        self.env = CanastaSingleEnv(rules, opponents="builtin:random")
+
+    def games(self, n: int) -> float:
+        import numpy as np
+        rng, env, boolean = self.rng, self.env, np.dtype(np.bool_)
+        start = time.process_time()
+        for _ in range(n):
+            obs, _ = env.reset(seed=self.seed + self.game)
+            self.game += 1
+            over = False
+            while not over:
+                legal = obs["action_mask"].view(boolean).nonzero()[0].tolist()
+                obs, _, term, trunc, _ = env.step(legal[rng.randrange(len(legal))])
+                over = term or trunc
         return time.process_time() - start
 
 
@@ -177,26 +264,47 @@ def bench_parts(rules: Ruleset, decisions: int, rounds: int, seed: int,
 SLICE = 500
 
 
-def bench_round(rules: Ruleset, decisions: int, seed: int) -> Round:
-    """One round: ``decisions`` decisions on each side, in alternating slices."""
-    engine, env = EngineRandom(rules, seed), EnvRandom(rules, seed)
-    spent = [0.0, 0.0]
+GAME_SLICE = 2  # games per slice of the single-agent comparison
+
+
+def bench_round(rules: Ruleset, decisions: int, seed: int, games: int = 0) -> Round:
+    """One round: ``decisions`` decisions of the engine, the AEC and the parallel
+    environment, in alternating slices; then ``games`` whole games of the engine and of the
+    single-agent environment, alternating a few games at a time."""
+    runs: tuple[EngineRandom | EnvRandom | ParallelRandom, ...] = (
+        EngineRandom(rules, seed), EnvRandom(rules, seed), ParallelRandom(rules, seed))
+    spent = [0.0, 0.0, 0.0]
     done = 0
     while done < decisions:
         k = min(SLICE, decisions - done)
-        spent[0] += engine.run(k)
-        spent[1] += env.run(k)
+        for i, run in enumerate(runs):
+            spent[i] += run.run(k)
         done += k
-    return Round(decisions / spent[0], decisions / spent[1])
+    engine_games, single = EngineGames(rules, seed), SingleGames(rules, seed)
+    played, spent_games = 0, [0.0, 0.0]
+    while played < games:
+        k = min(GAME_SLICE, games - played)
+        spent_games[0] += engine_games.games(k)
+        spent_games[1] += single.games(k)
+        played += k
+    return Round(decisions / spent[0], decisions / spent[1], decisions / spent[2],
+                 games / spent_games[0] if games else 0.0,
+                 games / spent_games[1] if games else 0.0)
 
 
 def bench_env(rules: Ruleset, decisions: int, rounds: int, seed: int,
-              echo: Callable[[str], None]) -> list[Round]:
+              echo: Callable[[str], None], games: int = 0) -> list[Round]:
     out = []
     for r in range(rounds):
-        out.append(bench_round(rules, decisions, seed + r))
-        echo(f"round {r + 1}: engine {out[-1].engine_per_s:>9.0f} decisions/s   env"
-             f" {out[-1].env_per_s:>9.0f} decisions/s   env/engine {out[-1].ratio:.2f}")
+        got = bench_round(rules, decisions, seed + r, games)
+        out.append(got)
+        echo(f"round {r + 1}: engine {got.engine_per_s:>7.0f} decisions/s; AEC env"
+             f" {got.env_per_s:>7.0f} ({got.ratio:.2f}x); parallel env {got.parallel_per_s:>7.0f}"
+             f" ({got.parallel_ratio:.2f}x)")
+        if games:
+            echo(f"         engine {got.engine_games_per_s:.1f} games/s; single-agent env"
+                 f" (learner and builtin:random opponents) {got.single_games_per_s:.1f}"
+                 f" games/s ({got.single_ratio:.2f}x)")
     return out
 
 
@@ -215,10 +323,16 @@ def register(bench_app: typer.Typer) -> None:
         parts: Annotated[bool, typer.Option(
             "--parts", help="Also time each part of an environment step (observation, mask,"
             " pick, tracker, the AEC API) by leaving it out, interleaved.")] = False,
+        games: Annotated[int, typer.Option(
+            help="Whole games per round of the engine and of the single-agent environment"
+            " (a random learner against builtin:random), on the same deals (0: none).",
+            min=0, max=100_000)] = 40,
     ) -> None:
-        """Masked random play through the PettingZoo environment (observation vector and
-        mask at every step) against the bare engine's random play: rounds of alternating
-        slices, the median ratio and spread, and the load average."""
+        """Masked random play through the PettingZoo environments (observation vector and
+        mask at every step: the AEC one, and the parallel one with every agent's) against
+        the bare engine's random play, and whole games of the single-agent environment
+        against the engine's on the same deals: rounds of alternating slices, the median
+        ratios and spread, and the load average."""
         ruleset = load_rules(rules, None)
         try:
             import gymnasium  # noqa: F401
@@ -230,10 +344,14 @@ def register(bench_app: typer.Typer) -> None:
             raise typer.Exit(2) from None
         typer.echo(f"load average at start: {os.getloadavg()[0]:.2f}; {rules}, {decisions}"
                    f" decisions per run")
-        done = bench_env(ruleset, decisions, rounds, seed, typer.echo)
-        ratios = [r.ratio for r in done]
-        typer.echo(f"env/engine: median {statistics.median(ratios):.2f}, min {min(ratios):.2f},"
-                   f" max {max(ratios):.2f} over {len(done)} rounds")
+        done = bench_env(ruleset, decisions, rounds, seed, typer.echo, games)
+        for label, ratios in (("AEC env/engine", [r.ratio for r in done]),
+                              ("parallel env/engine", [r.parallel_ratio for r in done]),
+                              ("single-agent env/engine (games)",
+                               [r.single_ratio for r in done] if games else [])):
+            if ratios:
+                typer.echo(f"{label}: median {statistics.median(ratios):.2f}, min"
+                           f" {min(ratios):.2f}, max {max(ratios):.2f} over {len(done)} rounds")
         if parts:
             typer.echo("where an environment step's time goes (each part: the difference of"
                        " two runs, one without it):")

@@ -123,24 +123,31 @@ class CanastaParallelEnv(ParallelEnv):  # type: ignore[misc]
 
     def _observations(self) -> dict[str, dict[str, npt.NDArray[Any]]]:
         """Every agent's view: the AEC observation, and its mask with ``wait`` appended
-        (``wait`` alone for an agent not to move, and for everyone once the game is over)."""
+        (``wait`` alone for an agent not to move, and for everyone once the game is over).
+        An agent not to move gets its vector alone from the AEC env (no mask of its own to
+        make and throw away)."""
         game = self.game
-        actor = game.game_state.actor
+        state = game.game_state
+        actor = state.actor
         mover = game._agent_at[actor] if actor >= 0 else None
+        vector, index, tracker, scaler = game._from_state, game._index, game.tracker, game._scaler
         out = {}
-        for agent in self.possible_agents:
-            if agent not in self.agents:
-                continue
-            seen = game.observe(agent)
+        for agent in self.agents:
             if agent == mover:
+                seen = game.observe(agent)
                 mask = np.zeros(self.wait + 1, np.int8)
                 mask[:self.wait] = seen["action_mask"]
+                out[agent] = {"observation": seen["observation"], "action_mask": mask}
             else:
-                mask = self._wait_mask.copy()
-            out[agent] = {"observation": seen["observation"], "action_mask": mask}
+                vec = vector(state, index[agent], tracker)
+                if scaler is not None:
+                    scaler(vec)
+                out[agent] = {"observation": vec, "action_mask": self._wait_mask.copy()}
         return out
 
     def _is_wait(self, action: Any) -> bool:
+        if type(action) is int:  # the usual case, at once
+            return action == self.wait
         return (action is not None and not isinstance(action, bool)
                 and isinstance(action, int | np.integer) and int(action) == self.wait)
 
