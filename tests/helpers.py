@@ -3,6 +3,7 @@ this test process imports."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import canasta_cli
@@ -79,3 +80,13 @@ def legal_texts(state: GameState) -> list[str]:
 def hand_text(state: GameState, seat: int) -> list[str]:
     from canasta_cli.core.cards import TEXT_OF
     return sorted(TEXT_OF[c] for c in state.hands[seat])
+
+
+def import_source(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` statement reads from, its dots resolved against
+    ``package`` (the importing module's package)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[:len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import import_source
 
 import canasta_cli
 from canasta_cli.core.errors import CanastaError
@@ -100,12 +101,7 @@ class _Module:
                         head = a.name.split(".")[0]
                         self.aliases[head] = head
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[:len(base) - node.level + 1]
-                    source = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    source = node.module or ""
+                source = import_source(node, package)
                 for a in node.names:
                     self.aliases[a.asname or a.name] = f"{source}.{a.name}"
         for node in tree.body:  # ``Base = SomeError``: a name for a class

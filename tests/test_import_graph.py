@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from helpers import import_source
+
 PACKAGE = Path(__file__).resolve().parent.parent / "canasta_cli"
 
 # The rooms, lowest first; docs/architecture.md says what each serves.  A module may import its
@@ -37,12 +39,7 @@ def _imports(path: Path, name: str | None = None) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("canasta_cli"))
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = import_source(node, package)
             if not target.startswith("canasta_cli"):
                 continue
             for alias in node.names:  # ``from . import play`` names a module
