@@ -100,6 +100,15 @@ def test_the_text_fits_80_columns_and_names_the_flags(reviewed: Review) -> None:
     assert "agree with the search" in text and "forced move" in text
 
 
+def test_the_review_gives_the_seat_s_statistics_of_play(reviewed: Review, record: Path) -> None:
+    from canasta_cli.hosting.playstats import seat_stats
+    from canasta_cli.hosting.records import load_record
+    assert reviewed.play == seat_stats(load_record(record))[0]
+    assert reviewed.play is not None and reviewed.play.hands == 1  # a one-hand game
+    text = "\n".join(review_lines(reviewed))
+    assert "Statistics of play: 1 hand; went out " in text
+
+
 def _seat_decisions(rep: Replay, seat: int) -> list[int]:
     return [i for i in range(len(rep.steps) - 1)
             if rep.states[i].actor == seat and rep.steps[i + 1][0] == seat]

@@ -38,6 +38,7 @@ from ..core.errors import CanastaError
 from ..core.facts import public_facts
 from ..core.reasons import GOES_ON
 from ..core.state import GameState, Phase
+from ..hosting.playstats import PlayStats, seat_stats
 from ..hosting.records import RecordError, load_record, sealed_parts
 from ..hosting.replay import Replay, replay
 from ..players import HARD_DEALS, HARD_HORIZON, SearchPlayer
@@ -148,6 +149,7 @@ class Review:
     unjudged: int = 0   # decisions not judged: answers to "may I go out?"
     forced: int = 0     # moves the seat had no choice in
     seconds: float = 0.0
+    play: PlayStats | None = None  # the seat's statistics of play (hosting/playstats.py)
 
     def hands(self) -> list[Summary]:
         numbers = sorted({d.hand_no for d in self.decisions})
@@ -446,7 +448,17 @@ def run(plan: ReviewPlan) -> Review:
     rep, moves, finished = load_game(plan.record, plan.seat)
     review = review_game(rep, moves, plan, StderrProgress() if plan.progress else None)
     review.finished = finished
+    review.play = _play_stats(plan)
     return review
+
+
+def _play_stats(plan: ReviewPlan) -> PlayStats | None:
+    """The seat's statistics of play from the record's public events (None for a record
+    they cannot be read from)."""
+    try:
+        return seat_stats(load_record(plan.record, torn_ok=True))[plan.seat]
+    except (RecordError, IndexError):
+        return None
 
 
 __all__ = ["BLUNDER", "DEFAULT_DEALS", "DEFAULT_THRESHOLD", "MISTAKE", "Decision", "Estimate",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from ..hosting.playstats import PlayStats
 from ..ui.screen import fit
 from ..util.safetext import visible
 from ..util.words import plural
@@ -59,6 +60,23 @@ def worst_text(d: Decision) -> str:
             f" search: {d.best.move}; loss {value_text(d.loss, d.loss_half)}, {d.verdict}")
 
 
+def play_text(s: PlayStats) -> str:
+    """The seat's statistics of play in words (docs/tournaments.md defines each)."""
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{100 * x:.0f}%"
+
+    def num(x: float | None, digits: int = 2) -> str:
+        return "-" if x is None else f"{x:.{digits}f}"
+
+    return (f"{s.hands} hand{'s' * (s.hands != 1)}; went out {pct(s.go_out_rate)} (concealed"
+            f" {pct(s.concealed_rate)}); took the pile {num(s.takes_per_hand)} a hand,"
+            f" {num(s.mean_pile, 1)} cards on average; canastas a hand: natural"
+            f" {num(s.natural_per_hand)}, mixed {num(s.mixed_per_hand)}; red threes"
+            f" {num(s.red_threes_per_hand)} a hand; points left when another side went out"
+            f" {num(s.mean_left, 0)}; hands ended by the stock {s.stock_hands};"
+            f" {num(s.mean_decision_ms, 1)} ms a decision")
+
+
 def review_lines(r: Review) -> list[str]:
     """The whole review as text lines, none wider than 80 columns."""
     seat_name = visible(r.names[r.seat]) if r.seat < len(r.names) else f"seat {r.seat}"
@@ -87,6 +105,8 @@ def review_lines(r: Review) -> list[str]:
     if worst:
         out.append("Worst decisions:")
         out += [fit(f"  {worst_text(d)}", WIDTH, hang=4) for d in worst]
+    if r.play is not None and r.play.hands:
+        out.append(fit(f"Statistics of play: {play_text(r.play)}", WIDTH, hang=2))
     skipped = []
     if r.forced:
         skipped.append(plural(r.forced, "forced move"))
