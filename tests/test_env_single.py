@@ -124,3 +124,12 @@ def test_partners_and_an_action_off_the_mask() -> None:
 
 def _specs(env: CanastaSingleEnv) -> list[Any]:
     return list(env.game._opponents.specs)
+
+
+def test_gymnasium_make_builds_it_by_its_id() -> None:
+    env = gymnasium.make("canasta_cli.env.single:Canasta-v0", opponents="builtin:random",
+                         max_hands=1)
+    obs, _ = env.reset(seed=3)
+    assert set(obs) == {"observation", "action_mask"}
+    check_env(env.unwrapped)
+    env.close()

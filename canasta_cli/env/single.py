@@ -27,7 +27,7 @@ LEARNER = "learner"  # partner=LEARNER: the learner plays its partners' seats to
 class CanastaSingleEnv(gymnasium.Env[dict[str, Any], np.int64]):
     """One seat of Canasta as a gymnasium ``Env``.  See ``single_agent_env``."""
 
-    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
     def __init__(self, rules: Ruleset | str = "classic", *, seat: int = 0,
                  opponents: Any = "builtin:greedy", partner: Any = None,
@@ -135,3 +135,10 @@ def single_agent_env(rules: Ruleset | str = "classic", *, seat: int = 0,
     rewards), the opponents' moves in it included."""
     return CanastaSingleEnv(rules, seat=seat, opponents=opponents, partner=partner,
                             normalize=normalize, **options)
+
+
+# ``gymnasium.make("canasta_cli.env.single:Canasta-v0", opponents=..., ...)`` imports this
+# module and builds the environment with ``single_agent_env``'s keywords.
+ENV_ID = "Canasta-v0"
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="canasta_cli.env.single:CanastaSingleEnv")
