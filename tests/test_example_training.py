@@ -1,0 +1,58 @@
+"""The training example (examples/train_baseline.py) in a few seconds: behaviour cloning and
+PPO steps run and change the weights, the weights save and load (as ``canasta bot policy``
+loads them), and the loaded policy plays legal one-hand games of classic through
+``as_player``.  The full run is documented in examples/README.md and docs/ML.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+
+from canasta_cli.botdev.policy import load_policy  # noqa: E402
+from canasta_cli.env import as_player  # noqa: E402
+from canasta_cli.tournament.evaluate import evaluate  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "train_baseline.py"
+KEPT = EXAMPLE.parent / "baseline_greedy.npz"
+
+
+def _module() -> Any:
+    """The example, loaded as ``canasta bot policy`` loads a policy file."""
+    load = load_policy(str(EXAMPLE), "load", None)  # the factory itself, not called
+    import sys
+
+    return sys.modules[load.__module__]
+
+
+def test_a_tiny_training_runs_saves_and_loads(tmp_path: Path) -> None:
+    tb = _module()
+    out = tmp_path / "w.npz"
+    cfg = tb.Config(bc_steps=64, steps=64, envs=2, horizon=16, minibatch=32, hidden=16,
+                    eval_deals=0, seed=3, out=out)
+    logs: list[str] = []
+    net = tb.train(cfg, log=logs.append)
+    assert out.is_file() and any("saved" in line for line in logs)
+    fresh = tb.Net(net.params["W1"].shape[0], net.params["Wp"].shape[1], 16, 3)
+    assert any(not np.allclose(fresh.params[k], net.params[k]) for k in tb.NAMES)  # it learned
+    assert all(np.isfinite(v).all() for v in net.params.values())
+
+    policy = load_policy(str(EXAMPLE), "load", str(out))
+    assert policy.normalize is True  # as_player normalizes its observations
+    for k in tb.NAMES:
+        assert np.array_equal(policy.params[k], net.params[k])
+
+    result = evaluate(lambda: as_player(policy), "builtin:greedy", deals=1, seed=11)
+    assert result.games == 2  # one duplicate deal, both seatings, one hand each
+    assert not any(result.failures.values())  # every move legal, none timed out
+
+
+@pytest.mark.skipif(not KEPT.is_file(), reason="the kept weights are not in this checkout")
+def test_the_kept_weights_play_a_legal_hand() -> None:
+    policy = load_policy(str(EXAMPLE), "load", str(KEPT))
+    result = evaluate(lambda: as_player(policy), "builtin:greedy", deals=1, seed=5)
+    assert result.games == 2 and not any(result.failures.values())
