@@ -15,6 +15,7 @@ from ..seats.contain import hide
 from ..ui.commandline import command_line
 from ..util.private_files import os_message
 from ..util.safetext import visible
+from ..util.seat_names import is_person
 from ..util.seeds import fresh_seed
 from . import bounds
 from .options import (
@@ -92,7 +93,7 @@ def play(  # noqa: PLR0913 - Typer options
     policy = box.setup(seat or [])
     bounds.enforce(bounds.check_directory, "--save-dir", save_dir)
     colors = _four_color(four_color)
-    if plain and sum(1 for s in seat or [] if s == "human" or s.startswith("human:")) > 1:
+    if plain and sum(1 for s in seat or [] if is_person(s)) > 1:
         raise fail("--plain cannot hide one player's hand from the next: a hot-seat game needs"
                    " the terminal's screen")
     hide(playmod.secrets_dir(), save_dir or playmod.save_dir())
@@ -208,7 +209,7 @@ def _new_game(new: _NewGame) -> tuple[GameSetup, Path]:
     if len(specs) != r.players:
         raise fail(f"{r.name} needs {r.players} seats (--seat once per player), got"
                    f" {len(specs)}")
-    if not any(s == "human" or s.startswith("human:") for s in specs):
+    if not any(is_person(s) for s in specs):
         raise fail("no human seat: use --seat human for at least one seat (or"
                    " 'canasta match' for bots only)")
     game_seed = new.seed if new.seed is not None else fresh_seed()

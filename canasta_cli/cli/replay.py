@@ -40,9 +40,10 @@ def replay(
         return replay_to_html(record, html, seat)
     from ..hosting.records import RecordError
     from ..table.replaying import ReplayPlan, ReplayRefused, run
+    from ..table.session import NotYourSeat
     try:
         same = run(ReplayPlan(record, seat, verify_, step, each_event))
-    except (RecordError, ReplayRefused) as exc:
+    except (RecordError, ReplayRefused, NotYourSeat) as exc:
         raise fail(str(exc)) from None
     if not same:
         raise typer.Exit(1)

@@ -13,6 +13,7 @@ from ..protocol.statuses import SeatStatus
 from ..seats.box import DEFAULT_POLICY, BoxPolicy
 from ..seats.human import HumanSeat, SharedTable
 from ..table.session import make_table, replay_command
+from ..util.seat_names import is_person
 from .held import undo_by_default
 from .table import (
     GamePlan,
@@ -58,7 +59,7 @@ def run(plan: ServePlan, say_plain: Callable[[str], None] = print) -> None:
     Raises ServeError with what to do next; Ctrl-C stops with the save's resume line said."""
     specs = list(plan.specs)
     terminal = make_table(plan.ascii_only, plan.no_color) \
-        if any(s == "human" or s.startswith("human:") for s in specs) else None
+        if any(is_person(s) for s in specs) else None
     say = terminal.terminal.show if terminal is not None else say_plain
     copy = terminal.terminal.raw if terminal is not None else say_plain  # never wrapped
     undo = plan.options.undo or undo_by_default(specs)

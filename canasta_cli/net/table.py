@@ -26,6 +26,7 @@ from ..seats.policy import builtin_seat
 from ..table.session import new_save_path, secret_path, secrets_dir
 from ..ui.commandline import command_line
 from ..util.private_files import write_private
+from ..util.seat_names import is_person
 from .gallery import Gallery
 from .hub import Hub, Listening
 from .remote_seat import RemoteSeat, SeatTerms
@@ -253,7 +254,7 @@ def build_seats(table: Table, specs: list[str], seed: int, log_dir: Path,
     for i, spec in enumerate(specs):
         if i in remote:
             seats.append(remote[i])
-        elif spec == "human" or spec.startswith("human:"):
+        elif is_person(spec):
             if terminal is None:
                 raise ValueError("a human seat needs the host's terminal")
             seats.append(HumanSeat(terminal, name=spec))

@@ -16,6 +16,7 @@ from typing import Any
 from ..core.reasons import GOES_ON
 from ..hosting.records import load_record
 from ..util.private_files import private_database
+from ..util.seat_names import is_person
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -54,7 +55,7 @@ def player_name(spec: str) -> str:
 
 def level_of(seats: list[str]) -> str:
     """The opponents' and partners' strength: ``hard``, or ``mixed``, ``bots``, ``people``."""
-    others = [s for s in seats if not (s == "human" or s.startswith("human:"))]
+    others = [s for s in seats if not is_person(s)]
     if not others:
         return "people"
     levels = {s.split(":", 1)[1] if s.startswith("builtin:") else "bots" for s in others}
@@ -89,7 +90,7 @@ def entries(lines: list[dict[str, Any]]) -> list[Entry]:
     scores = [int(x) for x in result.get("scores", [])]
     out = []
     for seat, spec in enumerate(seats):
-        if not (spec == "human" or spec.startswith("human:")):
+        if not is_person(spec):
             continue
         side = seat % sides
         mine = scores[side] if side < len(scores) else 0

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -46,9 +45,9 @@ def run(plan: ReplayPlan) -> bool:
     secret = None
     if sealed_parts(lines) is None and lines[0].get("secret"):
         # A saved game that goes on later: only its player's own view is shown.
-        from .session import load_secret
+        from .session import load_secret, own_seat
         secret = load_secret(plan.record, lines)
-        seat = _own_seat(lines[0], seat)
+        seat = own_seat([str(x) for x in lines[0].get("seats", [])], seat)
         public = seat is None
     rep = verify(lines, secret) if plan.verify else run_replay(lines, secret)
     players = rep.state.rules.players
@@ -89,20 +88,6 @@ def _tell(rep: Replay, seat: int | None, public: bool, plan: ReplayPlan) -> None
         if step and not each_event and move is not None and _turn_ends(rep, i) \
                 and not next_step():
             return
-
-
-def _own_seat(header: dict[str, Any], seat: int | None) -> int | None:
-    """The seat an unfinished save may be shown from: its one person's seat.  The other
-    seats' hands stay hidden; a save of several people at one terminal shows none."""
-    specs = [str(x) for x in header.get("seats", [])]
-    humans = [i for i, spec in enumerate(specs) if spec == "human" or spec.startswith("human:")]
-    if seat is None:
-        return humans[0] if len(humans) == 1 else None
-    if len(humans) == 1 and seat == humans[0]:
-        return seat
-    raise ReplayRefused("this game is not over: it is shown only from its player's own seat"
-               + (f" (--seat {humans[0]})" if len(humans) == 1 else
-                  ", and several people share it: from no seat until it ends"))
 
 
 def _turn_ends(rep: Replay, i: int) -> bool:

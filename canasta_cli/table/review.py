@@ -335,12 +335,8 @@ def load_game(path: Path, seat: int) -> tuple[Replay, list[dict[str, Any]], bool
         if not header.get("secret"):
             raise ReviewError(f"{path}: the record is sealed and its game is not over: no"
                               " 'reveal' line holds the seed yet")
-        from .session import load_secret, people
-        humans = people([str(x) for x in header.get("seats", [])])
-        if humans != [seat]:
-            mine = f" (--seat {humans[0]})" if len(humans) == 1 else ""
-            raise ReviewError(f"{path}: this game is not over: it is reviewed only from its"
-                              f" player's own seat{mine}")
+        from .session import load_secret, own_seat
+        own_seat([str(x) for x in header.get("seats", [])], seat, "reviewed")
         secret = load_secret(path, lines)
     rep = replay(lines, secret)
     moves = [ln for ln in lines if ln["type"] == "move"]

@@ -12,6 +12,7 @@ from typing import Any
 from ..core.errors import CanastaError
 from ..core.reasons import GOES_ON
 from ..hosting.records import RecordError, load_record
+from ..util.seat_names import is_person
 
 MAX_LISTED = 500  # the newest saves listed; older ones stay on disk, untouched
 
@@ -153,10 +154,10 @@ def resolve(spec: str | Path, kind: str, directory: Path) -> Path:
 def describe_seats(seats: list[str]) -> str:
     """``you, 3 x builtin:hard``: the people by name, the others counted."""
     people = [s.split(":", 1)[1] if s.startswith("human:") else "you"
-              for s in seats if s == "human" or s.startswith("human:")]
+              for s in seats if is_person(s)]
     others: dict[str, int] = {}
     for s in seats:
-        if not (s == "human" or s.startswith("human:")):
+        if not is_person(s):
             others[s] = others.get(s, 0) + 1
     bits = people + [f"{n} x {s}" if n > 1 else s for s, n in others.items()]
     return ", ".join(bits)

@@ -26,7 +26,7 @@ from ..ui.commandline import command_line
 from ..ui.prompt import Terminal
 from ..ui.render import Style
 from ..util.private_files import read_input, write_private
-from ..util.seat_names import split_name
+from ..util.seat_names import is_person, split_name
 from .history import record_game, stats_path
 from .saves import FinishedGame
 
@@ -96,7 +96,7 @@ def build_seats(specs: list[str], seed: int, table: SharedTable, log_dir: Path,
                 box: BoxPolicy = DEFAULT_POLICY) -> list[Seat]:
     seats: list[Seat] = []
     for i, spec in enumerate(specs):
-        if spec == "human" or spec.startswith("human:"):
+        if is_person(spec):
             seats.append(HumanSeat(table, name=spec))
         else:
             seats.append(make_seat(spec, i, seed, log_dir, box=box))
@@ -259,10 +259,28 @@ def review_command(record: Path, seat: int) -> str:
     return command_line("review", str(record), "--seat", str(seat))
 
 
+class NotYourSeat(CanastaError):
+    """An unfinished game asked for from a seat other than its one person's."""
+
+
+def own_seat(specs: list[str], seat: int | None, shown: str = "shown") -> int | None:
+    """The seat an unfinished save may be ``shown`` from (replayed, reviewed): its one
+    person's.  With no seat asked, that one (None where several people share the save: then
+    no hand is shown); any other seat is refused, since its hand is still hidden."""
+    humans = people(specs)
+    if seat is None:
+        return humans[0] if len(humans) == 1 else None
+    if humans == [seat]:
+        return seat
+    raise NotYourSeat(f"this game is not over: it is {shown} only from its player's own seat"
+                      + (f" (--seat {humans[0]})" if len(humans) == 1 else
+                         ", and several people share it: from no seat until it ends"))
+
+
 def people(specs: list[str]) -> list[int]:
     """The seats of ``specs`` where a person plays."""
     commands = [split_name(s)[1] for s in specs]
-    return [i for i, c in enumerate(commands) if c == "human" or c.startswith("human:")]
+    return [i for i, c in enumerate(commands) if is_person(c)]
 
 
 def resume_setup(path: Path) -> GameSetup:
@@ -291,7 +309,7 @@ def undo_by_default(specs: list[str]) -> bool:
     """'undo' needs no --undo when one person plays with built-in players only: nobody
     else at the table could object to a meld taken back."""
     commands = [split_name(s)[1] for s in specs]
-    people = [c for c in commands if c == "human" or c.startswith("human:")]
+    people = [c for c in commands if is_person(c)]
     return len(people) == 1 and all(c.startswith("builtin:") for c in commands
                                     if c not in people)
 

@@ -14,3 +14,12 @@ def split_name(spec: str) -> tuple[str, str]:
     if sep and rest.strip() and _NAME.fullmatch(head.strip()):
         return head.strip(), rest.strip()
     return "", spec
+
+
+def is_person(spec: str) -> bool:
+    """Whether a seat spec seats a person at this terminal: ``human`` or ``human:NAME``.
+
+    >>> [is_person(s) for s in ("human", "human:Ana", "builtin:hard", "humanoid.py")]
+    [True, True, False, False]
+    """
+    return spec == "human" or spec.startswith("human:")
