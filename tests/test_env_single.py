@@ -133,3 +133,23 @@ def test_gymnasium_make_builds_it_by_its_id() -> None:
     assert set(obs) == {"observation", "action_mask"}
     check_env(env.unwrapped)
     env.close()
+
+
+def test_a_game_over_before_the_learners_first_decision_is_skipped() -> None:
+    """Seed 1000135: seat 1 goes out concealed on its first turn, before seat 0 or its
+    partner decides anything.  reset deals the seed sequence's next game instead, says so,
+    and does it the same way every time."""
+    env = single_agent_env("classic", opponents="builtin:greedy", partner="learner",
+                           max_hands=1)
+    aec = aec_env("classic", opponents={1: "builtin:greedy", 3: "builtin:greedy"},
+                  max_hands=1)
+    aec.reset(seed=1000135)
+    assert all(aec.terminations.values())  # the AEC env shows the game as it was
+    seen = []
+    for _ in range(2):
+        obs, info = env.reset(seed=1000135)
+        assert info == {"skipped": 1} and obs["action_mask"].any()
+        seen.append((env.game.seed_, obs["observation"].tobytes()))
+    assert seen[0] == seen[1] and seen[0][0] != 1000135
+    env.close()
+    aec.close()

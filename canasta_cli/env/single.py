@@ -21,6 +21,7 @@ from .aec import CanastaEnv, IllegalActionError, load_ruleset
 # The keywords single_agent_env hands to the AEC environment as they are; any other is a
 # rule option.
 _ENV_KEYWORDS = frozenset({"render_mode", "reward", "max_moves"})
+MAX_SKIPPED = 1000  # games over before the learner's first decision, skipped in a row
 LEARNER = "learner"  # partner=LEARNER: the learner plays its partners' seats too
 
 
@@ -47,10 +48,21 @@ class CanastaSingleEnv(gymnasium.Env[dict[str, Any], np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]]:
         """A new game, seeded as ``aec_env``'s ``reset`` (the same seed, the same game, the
-        opponents' play included); the opponents' moves up to the learner's first."""
+        opponents' play included); the opponents' moves up to the learner's first.  A game
+        the opponents end before the learner's first decision (a concealed going out on the
+        first turn) is no episode: the next game of the seed's sequence is dealt instead, and
+        ``info["skipped"]`` counts such games, so an episode always starts with a decision."""
         super().reset(seed=seed)
         self.game.reset(seed=seed)
-        return self._observe(), {}
+        skipped = 0
+        while self._over() and skipped < MAX_SKIPPED:
+            self.game.reset()  # the next seed of the sequence: still reproducible
+            skipped += 1
+        return self._observe(), {"skipped": skipped} if skipped else {}
+
+    def _over(self) -> bool:
+        agent = self.game.agent_selection
+        return bool(self.game.terminations[agent] or self.game.truncations[agent])
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """The learner's move, then the opponents' up to the learner's next decision or the
