@@ -471,3 +471,22 @@ def test_the_selection_test_and_its_level() -> None:
     diffs = [10.0, -5.0, 20.0, 0.0, 8.0, -2.0, 15.0, 1.0]  # mean 5.9, s.e. 3.0
     assert clearly_better(diffs, 2, 0.2) and not clearly_better(diffs, 11, 0.2)
     assert clearly_better([1.0, -0.5], 11, 1.0) and not clearly_better([-1.0, 0.5], 2, 1.0)
+
+
+def test_the_deals_count_the_canastas_each_move_completes() -> None:
+    """The evidence of a decision counts the canastas the side completed on each deal, the
+    one the move itself lays included (the review's 'canastas made or missed')."""
+    from canasta_cli.core.deckfile import parse_deck_text
+    rules = PRESETS["classic"]
+    deck = "seat0: Qh Qd Qc Qs Qh Qd Qc 4c 5d 6h 8s\nstock: 9s 10d\n"
+    st = new_game(rules, seed=0, decks=parse_deck_text(deck, rules, dealer=3), dealer=3)
+    st = apply(st, "draw")
+    player = SearchPlayer(seed=1, deals=8, horizon=1)
+    _player_after(st, 0, player)
+    player.rank(_plain(act_message(1, 1, st, legal_moves(st), 10**6, 0)))
+    ev = player.evidence
+    assert ev is not None
+    canasta = ev.texts.index("meld Q Q Q Q Q Q Q")
+    assert all(o.canastas >= 1 for o in ev.outcomes[canasta])
+    kept = ev.texts.index("discard 4")  # the turn ends with the queens in hand
+    assert all(o.canastas == 0 for o in ev.outcomes[kept])

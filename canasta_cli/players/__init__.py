@@ -18,7 +18,9 @@ HARD_HORIZON = 0  # ... each rollout played to the end of the hand (measured in 
 SEARCH_HELP = ("MS (milliseconds per decision) or comma-separated deals=N (a fixed number of"
                " deals: reproducible, whatever the load), ms=MS, horizon=TURNS (0: to the end"
                " of the hand), infer=0|1 (weigh the deals by the others' play), alpha=PCT (the one-sided"
-               " level, in percent, of the test to leave the quick policy's move; 100: no test)")
+               " level, in percent, of the test to leave the quick policy's move; 100: no test),"
+               " score=0|1 (play to win the game: near the target, winning it counts before"
+               " the hand's points)")
 
 
 def _int(key: str, text: str, low: int, high: int) -> int:
@@ -40,7 +42,7 @@ def search_player(seed: int, arg: str, default_ms: float | None = None,
         if not eq:
             key, value = "ms", key
         limits = {"ms": (1, 600_000), "deals": (1, 100_000), "horizon": (0, 1000),
-                  "infer": (0, 1), "alpha": (1, 100)}
+                  "infer": (0, 1), "alpha": (1, 100), "score": (0, 1)}
         if key not in limits or key in options:
             raise ValueError(f"builtin:search takes {SEARCH_HELP}, not {item[:30]!r}")
         options[key] = _int(key, value, *limits[key])
@@ -52,7 +54,8 @@ def search_player(seed: int, arg: str, default_ms: float | None = None,
     horizon = options.get("horizon", deals_horizon if deals is not None else 8)
     return SearchPlayer(seed, budget_ms=budget, deals=deals, horizon=horizon,
                         infer=bool(options.get("infer", 0)),
-                        alpha=options.get("alpha", 20) / 100)
+                        alpha=options.get("alpha", 20) / 100,
+                        by_score=bool(options.get("score", 0)))
 
 
 # name -> factory taking the player's own seed and the text after a second colon (or "")

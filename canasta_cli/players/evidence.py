@@ -17,10 +17,12 @@ from statistics import NormalDist
 @dataclass(frozen=True)
 class Outcome:
     """One rollout's events: the turn (counted from the decision) on which the seat's side
-    went out, or -1; whether the next player took the pile on its first turn."""
+    went out, or -1; whether the next player took the pile on its first turn; the canastas
+    the seat's side completed in it."""
 
     out_turns: int
     next_took_pile: bool
+    canastas: int = 0
 
 
 NO_OUTCOME = Outcome(-1, False)

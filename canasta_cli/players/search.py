@@ -25,11 +25,15 @@ from ..core.cards import (
     JOKER,
     KIND_OF,
     KIND_VALUE,
+    VALUE_OF,
 )
+from ..core.deal import game_over_reason
 from ..core.determinize import Known, determinize
 from ..core.facts import public_facts
 from ..core.legality import frozen_against
 from ..core.moves import Add, Answer, Discard, Draw, Meld, Move, TakePile
+from ..core.reasons import GameEnd
+from ..core.scoring import score_side
 from ..core.state import GameState, Phase, kind_counts
 from .evidence import NO_OUTCOME, Evidence, Outcome, clearly_better
 from .evidence import count as _count
@@ -37,6 +41,9 @@ from .evidence import mean as _mean
 from .inference import infer_factors
 
 CANASTA_BONUS = {True: 500, False: 300}
+# Playing by the score: a game won (or lost) at the target counts for more than any hand's
+# points can, so the search prefers a move that wins the game to one that scores more.
+GAME_WIN = 20_000.0
 
 
 @dataclass(frozen=True)
@@ -172,15 +179,22 @@ def _side_value(st: GameState, row: int, seats: list[int], side: int) -> float:
     return float(value)
 
 
-def evaluate(st: GameState, start: GameState, me: int) -> float:
+def evaluate(st: GameState, start: GameState, me: int, by_score: bool = False) -> float:
     """My side's score minus the best other side's: the hand's real result if it ended,
-    else a heuristic of the table and the hands."""
+    else a heuristic of the table and the hands.  ``by_score``: a game that ended at the
+    target adds ``GAME_WIN`` for my side's win and takes it away for another side's."""
     rules = start.rules
     if st.hand_no != start.hand_no or st.is_over:
         mine = rules.side_of(me)
         totals = [a - b for a, b in zip(st.scores, start.scores, strict=True)]
         others = [t for s, t in enumerate(totals) if s != mine]
-        return float(totals[mine] - max(others))
+        value = float(totals[mine] - max(others))
+        if by_score and st.is_over and st.game_end_reason in (GameEnd.TARGET, GameEnd.DRAW):
+            if st.winner == mine:
+                value += GAME_WIN
+            elif st.winner is not None:
+                value -= GAME_WIN
+        return value
     players = rules.players
     values = []
     for side in range(rules.sides):
@@ -231,10 +245,10 @@ class Clock:
 
 
 def rollout_to(st: GameState, me: int, rng: random.Random, turns: int,
-               deadline: Clock | None) -> tuple[float, Outcome] | None:
-    """Play ``turns`` turns (0: to the end of the hand) with the fast policy and score them,
-    with what happened (did my side go out, did the next player take the pile); ``None``
-    if the clock passed ``deadline`` first (read before every move)."""
+               deadline: Clock | None, by_score: bool = False) -> tuple[float, Outcome] | None:
+    """Play ``turns`` turns (0: to the end of the hand) with the fast policy and score them
+    (``evaluate``), with what happened (did my side go out, did the next player take the
+    pile); ``None`` if the clock passed ``deadline`` first (read before every move)."""
     start_hand = st.hand_no
     start = st
     limit = st.turn_no + turns if turns else 1 << 30
@@ -254,7 +268,26 @@ def rollout_to(st: GameState, me: int, rng: random.Random, turns: int,
         if (st.is_over or st.hand_no != start_hand) and st.rules.side_of(actor) == \
                 st.rules.side_of(me):
             out_turns = turn - start.turn_no
-    return evaluate(st, start, me), Outcome(out_turns, took)
+    made = _canastas_at_end(st, start, me) - _canastas(start, me)
+    return evaluate(st, start, me, by_score), Outcome(out_turns, took, made)
+
+
+def _canastas(st: GameState, me: int) -> int:
+    """The canastas on the table of ``me``'s side."""
+    n = 0
+    for m in st.melds[st.team[me]]:
+        if m is not None and len(m.cards) >= 7:
+            n += 1
+    return n
+
+
+def _canastas_at_end(st: GameState, start: GameState, me: int) -> int:
+    """``_canastas`` where the rollout stopped: from the hand's result when it ended (the
+    next hand's deal has cleared the table)."""
+    if (st.hand_no == start.hand_no and not st.is_over) or not st.results:
+        return _canastas(st, me)
+    side = st.results[-1].sides[start.rules.side_of(me)]
+    return side.natural_canastas + side.mixed_canastas
 
 
 # The player ---------------------------------------------------------------------------------
@@ -266,19 +299,22 @@ class SearchPlayer:
     few moves.  ``horizon`` turns are played out after each candidate move (0: to the end of
     the hand); ``infer`` weights the deals by the others' visible play (``inference.py``).
     A move other than the fast policy's own is chosen only on paired evidence over the same
-    deals, at a threshold corrected for the number of moves compared (``alpha``)."""
+    deals, at a threshold corrected for the number of moves compared (``alpha``).
+    ``by_score``: it plays to win the game (``evaluate``), and answers a partner's "may I go
+    out?" by searching both answers instead of always saying yes."""
 
     hears_events = True  # it needs the events to know the pile and the cards picked up
 
     def __init__(self, seed: int = 0, budget_ms: float = 1000.0, simulations: int | None = None,
                  horizon: int = 8, *, deals: int | None = None, infer: bool = False,
-                 alpha: float = 0.2) -> None:
+                 alpha: float = 0.2, by_score: bool = False) -> None:
         self.seed = seed
         self.budget_ms = budget_ms
         self.simulations = deals if deals is not None else simulations
         self.horizon = horizon
         self.infer = infer
         self.alpha = alpha
+        self.by_score = by_score
         self.rules: Ruleset | None = None
         self.history: list[dict[str, Any]] = []
         self.last: list[Ranked] = []
@@ -333,6 +369,10 @@ class SearchPlayer:
         moves = msg["moves"]
         obs = msg["observation"]
         self.evidence = None
+        if (self.by_score and obs["phase"] == "answer" and self.rules is not None
+                and len(moves) > 1):
+            self.last = self._answer(msg)
+            return self.last
         if len(moves) == 1 or self.rules is None or obs["phase"] == "answer":
             texts = [m["text"] for m in moves]
             best = 0 if obs["phase"] != "answer" else texts.index("yes") if "yes" in texts else 0
@@ -374,6 +414,7 @@ class SearchPlayer:
                 cut *= 2
             det = determinize(obs, facts, rules, rng, model, known)
             listed = {format_move(m): m for m in legal_moves(det)}
+            base = _canastas(det, me)
             if default is None:
                 choice = format_move(fast_policy(det, rng))
                 default = texts.index(choice) if choice in texts else 0
@@ -383,12 +424,18 @@ class SearchPlayer:
                 if move is None:
                     row.append((i, float("nan"), NO_OUTCOME))
                     continue  # this deal's state disagrees on a detail; skip the move here
-                done = rollout_to(apply(det, move), me, rng, self.horizon, deadline)
+                after = apply(det, move)
+                done = rollout_to(after, me, rng, self.horizon, deadline, self.by_score)
                 if done is None:
                     timed_out = True  # an unfinished deal is dropped for every move
                     self.cut_short += fixed
                     break
-                row.append((i, done[0], done[1]))
+                outcome = done[1]
+                gained = _canastas(after, me) - base  # made by the move itself
+                if gained:
+                    outcome = Outcome(outcome.out_turns, outcome.next_took_pile,
+                                      outcome.canastas + gained)
+                row.append((i, done[0], outcome))
             if timed_out:
                 break
             rounds += 1
@@ -412,6 +459,69 @@ class SearchPlayer:
         self.last = ranked
         self._learn(deadline)
         return ranked
+
+
+    def _answer(self, msg: dict[str, Any]) -> list[Ranked]:
+        """By the score, a partner's "may I go out?": no when the hand ending now, with the
+        partner out, would end the game with another side ahead; else yes.  The hidden
+        hands are dealt ``ANSWER_DEALS`` times (the rollouts cannot play the partner's going
+        out: its dealt hand would rarely allow it), and the hand is scored as the engine
+        would, the partner's cards counted as melded.  Each answer's value is the mean of
+        ``hand_end_value`` over the deals, for "yes", and 0 for "no" (play on)."""
+        obs = msg["observation"]
+        rules = self.rules
+        assert rules is not None
+        texts = [m["text"] for m in msg["moves"]]
+        history = obs.get("history") or self.history
+        facts = obs.get("public") or public_facts(history, obs, rules.decks)
+        digest = hashlib.sha256(json.dumps([self.seed, obs], sort_keys=True).encode()).digest()
+        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        known = Known(obs, facts, rules)
+        me, asker = int(obs["seat"]), int(obs["turn_seat"])
+        total = 0.0
+        losses = 0
+        for _ in range(ANSWER_DEALS):
+            det = determinize(obs, facts, rules, rng, None, known)
+            value = hand_end_value(det, me, asker)
+            total += value
+            if value < -GAME_WIN / 2:
+                losses += 1
+        yes = texts.index("yes") if "yes" in texts else 0
+        no = texts.index("no") if "no" in texts else 1 - yes
+        said = no if 2 * losses > ANSWER_DEALS else yes
+        other = yes + no - said
+        values = {yes: total / ANSWER_DEALS, no: 0.0}
+        return [Ranked(said, texts[said], values[said], ANSWER_DEALS),
+                Ranked(other, texts[other], values[other], ANSWER_DEALS)]
+
+
+ANSWER_DEALS = 32  # deals of the hidden hands to answer "may I go out?" by the score
+
+
+def hand_end_value(st: GameState, me: int, out: int) -> float:
+    """``evaluate`` by the score of the hand ending now with ``out`` going out, scored as
+    the engine scores a hand: the going-out bonus to its side, its cards counted as melded,
+    and the least bonus of the canastas its side still needs to go out."""
+    rules = st.rules
+    out_row = st.team[out]
+    hand: list[int] = []
+    for side in range(rules.sides):
+        row = st.team[side] if rules.cutthroat else side
+        hands = [st.hands[s] for s in range(rules.players) if st.team[s] == row and s != out]
+        bonus = rules.going_out_bonus if row == out_row else 0
+        score = score_side(rules, side, st.melds[row], len(st.red3[side]), hands, bonus).total
+        if row == out_row:  # the partner melds its cards, and the canastas going out needs
+            made = sum(1 for m in st.melds[row] if m is not None and len(m.cards) >= 7)
+            score += sum(VALUE_OF[c] for c in st.hands[out])
+            score += CANASTA_BONUS[False] * max(0, rules.canastas_to_go_out - made)
+        hand.append(score)
+    mine = rules.side_of(me)
+    value = float(hand[mine] - max(h for s, h in enumerate(hand) if s != mine))
+    totals = [a + b for a, b in zip(st.scores, hand, strict=True)]
+    if game_over_reason(rules, totals) is GameEnd.TARGET:
+        best_other = max(t for s, t in enumerate(totals) if s != mine)
+        value += GAME_WIN if totals[mine] > best_other else -GAME_WIN
+    return value
 
 
 class FastPlayer:
