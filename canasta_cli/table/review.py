@@ -79,7 +79,8 @@ class ReviewPlan:
 class Estimate:
     """One move's value over the deals it was played on: the mean, the half-width of its
     95% interval, the number of deals, how often the next player took the pile on its first
-    turn, and how often the seat's side went out by the seat's next turn."""
+    turn, how often the seat's side went out by the seat's next turn, and the canastas it
+    completed by the end of the hand, on average."""
 
     move: str
     mean: float
@@ -87,6 +88,7 @@ class Estimate:
     deals: int
     next_took: float
     out_soon: float
+    canastas: float = 0.0       # canastas the seat's side completed by the hand's end, a deal
 
     @property
     def low(self) -> float:
@@ -228,7 +230,8 @@ def _estimate(ev: Evidence, index: int, text: str, players: int) -> Estimate:
     mean, half = _interval(values)
     took = sum(o.next_took_pile for o in kept) / n if n else 0.0
     soon = sum(1 for o in kept if 0 <= o.out_turns <= players) / n if n else 0.0
-    return Estimate(text, mean, half, n, took, soon)
+    made = sum(o.canastas for o in kept) / n if n else 0.0
+    return Estimate(text, mean, half, n, took, soon, made)
 
 
 def _search(seed: int, deals: int, rules: Ruleset) -> SearchPlayer:
@@ -308,6 +311,9 @@ def reason(j: Judged) -> str:
     if b.out_soon - p.out_soon >= 0.1:
         parts.append(f"your side went out by your next turn in {b.out_soon:.0%} of the deals"
                      f" after {b.move}, {p.out_soon:.0%} after it")
+    if b.canastas - p.canastas >= 0.2:
+        parts.append(f"your side completed {b.canastas:.1f} canastas a deal by the hand's end"
+                     f" after {b.move}, {p.canastas:.1f} after it")
     if j.left is not None and j.left[0] - j.left[1] >= 20:
         parts.append(f"it leaves {j.left[0]} points in hand ({b.move}: {j.left[1]})")
     if p.move == "draw" and b.move.startswith("pile"):

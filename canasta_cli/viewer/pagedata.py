@@ -14,6 +14,7 @@ from ..hosting.records import RecordError, load_record, sealed_parts
 from ..hosting.replay import Replay, replay
 from ..ui.event_text import describe_event, only_cards
 from ..ui.render import Style
+from ..util.words import plural
 
 CARD = only_cards(Style(color=False).card)  # events write cards as the table does: 6♥
 
@@ -200,3 +201,30 @@ def expand(data: dict[str, Any], view: str) -> list[dict[str, Any]]:
         out.append({"seat": step.get("seat"), "move": step.get("move"), "lines": lines,
                     "obs": obs})
     return out
+
+
+HIDDEN_FAILURE = "(another seat's failure: its words may name the cards it held)"
+
+
+def seat_only(data: dict[str, Any], seat: int) -> dict[str, Any]:
+    """``data`` cut down to what ``seat`` saw, for a page that must hold no card it could
+    not see (the review page): the public view and the seat's own, its hand alone, the other
+    seats' failures without their words (a refused move may name a card its bot held), and the
+    record's disagreements with the engine counted, not quoted (they may quote the deck)."""
+    me = str(seat)
+    views = [PUBLIC] if data["public"] else [PUBLIC, me]
+    steps = []
+    for step in data["steps"]:
+        out = {k: v for k, v in step.items() if k not in ("h", "ev", "failures")}
+        if me in step.get("h", {}):
+            out["h"] = {me: step["h"][me]}
+        out["ev"] = {v: lines for v, lines in step["ev"].items() if v in views}
+        if "failures" in step:
+            out["failures"] = [f if f.get("seat") == seat else {**f, "reason": HIDDEN_FAILURE}
+                               for f in step["failures"]]
+        steps.append(out)
+    n = len(data["mismatches"])
+    said = [f"the record and the engine disagree ({plural(n, 'time')}): canasta replay"
+            " shows where"]
+    return {**data, "views": views, "open_view": views[-1], "steps": steps,
+            "mismatches": said if n else []}

@@ -93,6 +93,7 @@
   }
 
   let cur = 0;
+  const listeners = [];  // called with the step after each go (window.canastaReplay.onStep)
   let view = D.views.includes(D.open_view) ? D.open_view : D.views[0];
 
   function drawStatus(t, i) {
@@ -313,6 +314,7 @@
     const sel = $("hand-select");
     const start = String(startOf(cur, "hand"));
     for (const o of sel.options) if (o.value === start) sel.value = start;
+    for (const f of listeners) f(cur);
   }
 
   const actions = {
@@ -357,6 +359,11 @@
   }
   if (D.public) $("public-note").hidden = false;
   buildMoves();
+  // For a script that adds to this viewer (review.js): the data, the step shown, moving to a
+  // step, and a function called with the step after each move.
+  window.canastaReplay = Object.freeze({
+    data: D, go: (i) => go(i), current: () => cur, onStep: (f) => { listeners.push(f); },
+  });
   const m = /^#(\d+)$/.exec(window.location.hash);
   go(m ? Number(m[1]) : 0);
   document.body.dataset.ready = "1";
