@@ -4,7 +4,9 @@ this test process imports."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import canasta_cli
 from canasta_cli.core import (
@@ -19,6 +21,7 @@ from canasta_cli.core import (
     new_game,
     parse_card_sequence,
     parse_move,
+    preset,
 )
 from canasta_cli.core.cards import KIND_OF, RED3, full_deck
 
@@ -90,3 +93,36 @@ def import_source(node: ast.ImportFrom, package: str) -> str:
     base = package.split(".")
     base = base[:len(base) - node.level + 1]
     return ".".join(base + ([node.module] if node.module else []))
+
+
+def random_against_normal(folder: Path, seed: int) -> Path:
+    """The record of one one-hand two-player game, builtin:random (seat 0) against
+    builtin:normal: the game the review's tests judge (seat 0 errs a lot)."""
+    from canasta_cli.hosting.match import MatchPlan
+    from canasta_cli.hosting.match import run as play_match
+    play_match(MatchPlan(seats=("builtin:random", "builtin:normal"),
+                         rules=preset("two-player").with_options(max_hands=1), seed=seed,
+                         record_dir=folder))
+    return folder / "game-0001.jsonl"
+
+
+def recorded_deck(record: Path) -> tuple[list[str], Callable[[list[str]], Any], list[int]]:
+    """A recorded game's deck as card texts (in dealing order), a function that replays the
+    game dealt from another order of those texts, and the card id at each place of the deck
+    (a deck dealt from texts numbers the copies of a card in their order).  For tests that
+    re-deal the cards a seat never sees."""
+    from canasta_cli.core.cards import TEXT_OF
+    from canasta_cli.core.deal import shuffled_deck
+    from canasta_cli.hosting.records import load_record, sealed_parts
+    from canasta_cli.hosting.replay import replay
+    lines = load_record(record)
+    reveal = sealed_parts(lines)
+    assert reveal is not None and not reveal.get("decks")
+    rules = replay(lines).state.rules
+    deck = [TEXT_OF[c] for c in shuffled_deck(rules, int(reveal["seed"]), 1)]
+
+    def dealt(order: list[str]) -> Any:
+        return replay(lines, {"seed": reveal["seed"], "dealer": reveal.get("dealer"),
+                              "decks": [order]})
+
+    return deck, dealt, parse_card_sequence(deck, rules.decks)

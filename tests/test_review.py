@@ -12,15 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import SAME_CANASTA
+from helpers import SAME_CANASTA, random_against_normal, recorded_deck
 
-from canasta_cli.core import GameState, observation, parse_card_sequence, preset
-from canasta_cli.core.cards import KIND_OF, RED3, TEXT_OF
-from canasta_cli.core.deal import shuffled_deck
-from canasta_cli.hosting.match import MatchPlan
-from canasta_cli.hosting.match import run as play_match
-from canasta_cli.hosting.records import load_record, sealed_parts
-from canasta_cli.hosting.replay import Replay, replay
+from canasta_cli.core import GameState, observation
+from canasta_cli.core.cards import KIND_OF, RED3
+from canasta_cli.hosting.records import load_record
+from canasta_cli.hosting.replay import Replay
 from canasta_cli.table.review import (
     BLUNDER,
     DEFAULT_DEALS,
@@ -49,11 +46,7 @@ def _cli(*args: str, cwd: Path = ROOT, stdin: str = "") -> subprocess.CompletedP
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("review") / "records"
-    rules = preset("two-player").with_options(max_hands=1)
-    play_match(MatchPlan(seats=("builtin:random", "builtin:normal"), rules=rules, seed=SEED,
-                         record_dir=folder))
-    return folder / "game-0001.jsonl"
+    return random_against_normal(tmp_path_factory.mktemp("review") / "records", SEED)
 
 
 @pytest.fixture(scope="module")
@@ -121,18 +114,8 @@ def _re_dealt(record: Path, seat: int) -> tuple[Replay, Replay]:
     game replays move for move and shows ``seat`` the same observation at each of its
     decisions.  Both are dealt from the deck's card texts (the engine numbers the copies of
     a card by their order in a stacked deck)."""
-    lines = load_record(record)
-    reveal = sealed_parts(lines)
-    assert reveal is not None and not reveal.get("decks")
-    rules = replay(lines).state.rules
-    deck = [TEXT_OF[c] for c in shuffled_deck(rules, int(reveal["seed"]), 1)]
-
-    def dealt(order: list[str]) -> Replay:
-        return replay(lines, {"seed": reveal["seed"], "dealer": reveal.get("dealer"),
-                              "decks": [order]})
-
+    deck, dealt, ids = recorded_deck(record)
     rep = dealt(deck)
-    ids = parse_card_sequence(deck, rules.decks)  # the card at each place of the deck
     mine = _seat_decisions(rep, seat)
     held = rep.states[mine[-1]].hands[1 - seat]
     left = [c for c in rep.states[-2].stock if KIND_OF[c] != RED3]

@@ -20,14 +20,12 @@ from typing import Any
 
 import pytest
 from browser import Browser, find_chromium
+from helpers import random_against_normal, recorded_deck
 
-from canasta_cli.core import observation, parse_card_sequence, preset
-from canasta_cli.core.cards import KIND_OF, TEXT_OF
-from canasta_cli.core.deal import shuffled_deck
+from canasta_cli.core import observation
+from canasta_cli.core.cards import KIND_OF
 from canasta_cli.core.events import Drew
-from canasta_cli.hosting.match import MatchPlan
-from canasta_cli.hosting.match import run as play_match
-from canasta_cli.hosting.records import load_record, sealed_parts
+from canasta_cli.hosting.records import load_record
 from canasta_cli.hosting.replay import Replay, replay
 from canasta_cli.table.review import Review, ReviewPlan, review_game, run
 from canasta_cli.ui.event_text import describe_event
@@ -42,11 +40,7 @@ CHROMIUM = find_chromium()
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("review-page") / "records"
-    rules = preset("two-player").with_options(max_hands=1)
-    play_match(MatchPlan(seats=("builtin:random", "builtin:normal"), rules=rules, seed=SEED,
-                         record_dir=folder))
-    return folder / "game-0001.jsonl"
+    return random_against_normal(tmp_path_factory.mktemp("review-page") / "records", SEED)
 
 
 @pytest.fixture(scope="module")
@@ -131,19 +125,9 @@ def _re_dealt_unseen(record: Path, seat: int) -> tuple[Replay, Replay]:
     dealt from card texts numbers the copies of a card in their order, unlike the record's
     deal, so both replays may order a meld's copies otherwise than the record: they must
     disagree with it alike."""
-    lines = load_record(record)
-    reveal = sealed_parts(lines)
-    assert reveal is not None and not reveal.get("decks")
-    rules = replay(lines).state.rules
-    deck = [TEXT_OF[c] for c in shuffled_deck(rules, int(reveal["seed"]), 1)]
-
-    def dealt(order: list[str]) -> Replay:
-        return replay(lines, {"seed": reveal["seed"], "dealer": reveal.get("dealer"),
-                              "decks": [order]})
-
+    deck, dealt, ids = recorded_deck(record)
     rep = dealt(deck)
     want = _seen(rep, seat)
-    ids = parse_card_sequence(deck, rules.decks)
     other = 1 - seat
     drawn = [e.card for _, _, evs in rep.steps[1:] for e in evs  # after the deal's draws
              if isinstance(e, Drew) and e.seat == other]

@@ -363,6 +363,7 @@
   // step, and a function called with the step after each move.
   window.canastaReplay = Object.freeze({
     data: D, go: (i) => go(i), current: () => cur, onStep: (f) => { listeners.push(f); },
+    el, clear,  // the page's element helpers, for the scripts that build on this one
   });
   const m = /^#(\d+)$/.exec(window.location.hash);
   go(m ? Number(m[1]) : 0);

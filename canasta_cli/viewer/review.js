@@ -13,13 +13,8 @@
   const byStep = new Map(list.map((d) => [d.step, d]));
   const byNumber = new Map(list.map((d) => [d.n, d]));
   const $ = (id) => document.getElementById(id);
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+  const el = R.el;
+  const clear = R.clear;
 
   // The decision shown at step i: the one about to be taken, else the one just taken.
   function shownAt(i) { return byAt.get(i) || byStep.get(i) || null; }
