@@ -157,6 +157,38 @@ def make_env(partner: str | None, opponents: str, record: list[Any]) -> Any:
     return env
 
 
+class Teacher:
+    """A stronger player asked what it would play at each of the learner's decisions (the
+    labels of DAgger).  It sits at every seat of its own copy of the game's players, so it
+    hears the game as a referee would tell each seat, but only the learner's decisions are
+    put to it: its answers never reach the game."""
+
+    def __init__(self, spec: str, env: Any) -> None:
+        from canasta_cli.env.opponents import Opponents, Seating
+
+        game = env.game
+        self.table = game.table
+        self.players = Opponents(game.rules, Seating((spec,) * game.rules.players),
+                                 game._vectors, game.table.moves)
+        self.last: Any = None
+
+    def begin(self, env: Any) -> None:
+        """A new game in ``env`` (just reset): the teacher's players start it too, seeded
+        from the game's seed as the opponents are."""
+        if self.last is not None:
+            self.players.finish(self.last)
+        self.last = env.game.game_state
+        self.players.begin(self.last, env.game.seed_)
+
+    def label(self, env: Any) -> int:
+        """The action index the teacher plays at the learner's decision in ``env``."""
+        self.last = env.game.game_state
+        return self.table.index(self.players.move(self.last))
+
+    def close(self) -> None:
+        self.players.close()
+
+
 def run_eval(net: Net, deals: int, seed: int, opponents: str = "builtin:greedy") -> Any:
     from canasta_cli.env import as_player
     from canasta_cli.tournament.evaluate import evaluate
@@ -192,6 +224,13 @@ class Config:
     eval_deals: int = 20
     eval_seed: int = 777
     out: Path | str | None = None
+    init: Path | str | None = None  # start from these weights (a .npz of this script)
+    teacher: str | None = None  # DAgger's teacher; None: no DAgger phase
+    dagger_minutes: float = 0.0
+    dagger_steps: int | None = None
+    beta: float = 0.3  # the share of the teacher's own moves in the DAgger games
+    dagger_keep: int = 300_000  # the labels kept (the oldest go first)
+    dagger_updates: int = 32  # minibatch steps on the aggregated labels after each rollout
 
 
 class Trainer:
@@ -205,9 +244,14 @@ class Trainer:
         n_obs = self.pool[0].observation_space["observation"].shape[0]
         self.n_act = int(self.pool[0].action_space.n)
         self.net = Net(n_obs, self.n_act, cfg.hidden, cfg.seed)
+        if cfg.init is not None:
+            self.net = load(str(cfg.init))
+        self.teachers = ([Teacher(cfg.teacher, env) for env in self.pool]
+                         if cfg.teacher is not None else [])
         self.opt = Adam(self.net.params, cfg.bc_lr)
         self.next_seed = cfg.seed * 1_000_003
         self.obs = [self.fresh(e) for e in self.pool]
+        self.dagger: list[Any] = []  # the teacher's labels of the learner's decisions
         self.ep_ret = [0.0] * len(self.pool)
         self.start = self.last_eval = time.monotonic()
         self.total_steps = 0
@@ -217,7 +261,13 @@ class Trainer:
 
     def fresh(self, env: Any) -> dict[str, Any]:
         self.next_seed += 1
-        return env.reset(seed=self.next_seed)[0]
+        obs = env.reset(seed=self.next_seed)[0]
+        while not obs["action_mask"].any():  # over before a decision (older environments)
+            self.next_seed += 1
+            obs = env.reset(seed=self.next_seed)[0]
+        if getattr(self, "teachers", None):
+            self.teachers[self.pool.index(env)].begin(env)
+        return obs
 
     def evaluate_now(self, phase: str) -> None:
         cfg, net = self.cfg, self.net
@@ -400,17 +450,90 @@ class Trainer:
                 self.evaluate_now("ppo")
         self.evaluate_now("final")
 
+    def dagger_step(self) -> None:
+        """One step of every environment: the teacher labels each decision with more than one
+        legal move, and the move played is the teacher's (with probability ``beta``) or the
+        policy's own choice, so the labels come from the states the policy reaches."""
+        x = np.stack([o["observation"] for o in self.obs])
+        m = np.stack([o["action_mask"] for o in self.obs])
+        _, _, logp, _, _ = self.net.forward(x, m)
+        mine = logp.argmax(1)
+        for i, env in enumerate(self.pool):
+            action = int(mine[i])
+            if int(m[i].sum()) > 1:
+                label = self.teachers[i].label(env)
+                self.dagger.append((x[i], m[i], label))
+                if self.rng.random() < self.cfg.beta:
+                    action = label
+            elif m[i][action] == 0:
+                action = int(np.flatnonzero(m[i])[0])
+            o, r, term, trunc, _ = env.step(action)
+            self.ep_ret[i] += r
+            if term or trunc:
+                self.finished.append(self.ep_ret[i])
+                self.ep_ret[i] = 0.0
+                o = self.fresh(env)
+            self.obs[i] = o
+        self.total_steps += len(self.pool)
+
+    def imitate(self) -> None:
+        """Phase 0 (with ``teacher``): DAgger.  The policy plays, the teacher says what it
+        would have played at each decision, and the policy learns the aggregated labels by
+        cross-entropy (the accuracy logged is on fresh labels, before it learns them)."""
+        cfg = self.cfg
+        self.log(f"DAgger: teacher {cfg.teacher}, {cfg.envs} envs, beta {cfg.beta}")
+        self.opt.lr = cfg.bc_lr
+        phase_start = last_log = time.monotonic()
+        done, hits, seen = 0, 0, 0
+        while (time.monotonic() - phase_start < cfg.dagger_minutes * 60
+               and (cfg.dagger_steps is None or done < cfg.dagger_steps)):
+            before = len(self.dagger)
+            for _ in range(cfg.horizon):
+                self.dagger_step()
+            done += cfg.horizon * len(self.pool)
+            fresh = self.dagger[before:]
+            if fresh:
+                x = np.stack([b[0] for b in fresh])
+                m = np.stack([b[1] for b in fresh])
+                a = np.array([b[2] for b in fresh])
+                hits += int((self.net.forward(x, m)[2].argmax(1) == a).sum())
+                seen += len(fresh)
+            self.dagger = self.dagger[-cfg.dagger_keep:]
+            for _ in range(cfg.dagger_updates):
+                idx = self.rng.integers(len(self.dagger), size=min(cfg.minibatch,
+                                                                   len(self.dagger)))
+                g, _, _ = self.bc_grad([self.dagger[j] for j in idx])
+                self.opt.step(self.net.params, g)
+            if time.monotonic() - last_log > 60:
+                last_log = time.monotonic()
+                el = time.monotonic() - phase_start
+                self.log(f"dagger {el / 60:5.1f} min {done:7d} steps labels {len(self.dagger)}"
+                         f" fresh acc {hits / max(seen, 1):.3f}"
+                         f" return/hand {np.mean(self.finished) if self.finished else 0:+7.1f}"
+                         f" (n={len(self.finished)})")
+                hits = seen = 0
+                self.finished.clear()
+            if time.monotonic() - self.last_eval >= cfg.eval_every:
+                self.evaluate_now("dagger")
+        self.evaluate_now("after dagger")
+
     def close(self) -> None:
         for env in self.pool:
             env.close()
+        for teacher in self.teachers:
+            teacher.close()
 
 
 def train(cfg: Config, log: Callable[[str], None] = print) -> Net:
     """Trains and returns the policy (and saves it in ``cfg.out``)."""
     trainer = Trainer(cfg, log)
     try:
-        trainer.clone()
-        trainer.ppo()
+        if cfg.bc_minutes > 0 or cfg.bc_steps:
+            trainer.clone()
+        if cfg.teacher is not None:
+            trainer.imitate()
+        if cfg.minutes > 0 or cfg.steps:
+            trainer.ppo()
     finally:
         trainer.close()
     if cfg.out is not None:
@@ -440,6 +563,15 @@ def main() -> None:
     ap.add_argument("--eval-every", type=float, default=300.0, help="seconds")
     ap.add_argument("--eval-deals", type=int, default=20)
     ap.add_argument("--out", type=Path, default=Path("examples/baseline_greedy.npz"))
+    ap.add_argument("--init", type=Path, default=None, help="start from these weights")
+    ap.add_argument("--teacher", default=None,
+                    help="DAgger's teacher, a 'builtin:NAME' (none: no DAgger phase)")
+    ap.add_argument("--dagger-minutes", type=float, default=0.0)
+    ap.add_argument("--dagger-steps", type=int, default=None)
+    ap.add_argument("--dagger-updates", type=int, default=32,
+                    help="minibatch steps on the labels after each DAgger rollout")
+    ap.add_argument("--beta", type=float, default=0.3,
+                    help="the share of the teacher's own moves in the DAgger games")
     a = ap.parse_args()
     train(Config(minutes=a.minutes, bc_minutes=a.bc_minutes, steps=a.steps,
                  bc_steps=a.bc_steps, envs=a.envs, horizon=a.horizon, seed=a.seed,
@@ -447,7 +579,9 @@ def main() -> None:
                  ent_coef=a.ent_coef,
                  partner=None if a.partner in ("", "none") else a.partner,
                  opponents=a.opponents, eval_every=a.eval_every, eval_deals=a.eval_deals,
-                 out=a.out),
+                 out=a.out, init=a.init, teacher=a.teacher, dagger_minutes=a.dagger_minutes,
+                 dagger_steps=a.dagger_steps, beta=a.beta,
+                 dagger_updates=a.dagger_updates),
           log=lambda s: print(s, flush=True))
 
 

@@ -56,3 +56,27 @@ def test_the_kept_weights_play_a_legal_hand() -> None:
     policy = load_policy(str(EXAMPLE), "load", str(KEPT))
     result = evaluate(lambda: as_player(policy), "builtin:greedy", deals=1, seed=5)
     assert result.games == 2 and not any(result.failures.values())
+
+
+def test_dagger_labels_the_learner_s_own_decisions_with_the_teacher_s_moves() -> None:
+    """The DAgger phase: the teacher (here greedy, quick) is asked at each of the learner's
+    decisions with a choice; every label is a legal action of the observation it labels,
+    and after a few hundred labels the policy agrees with the teacher more than at first."""
+    tb = _module()
+    cfg = tb.Config(bc_steps=0, bc_minutes=0, steps=0, minutes=0, envs=2, horizon=16,
+                    minibatch=64, hidden=32, eval_deals=0, seed=5, teacher="builtin:greedy",
+                    dagger_minutes=10, dagger_steps=640, dagger_updates=16, beta=0.5)
+    trainer = tb.Trainer(cfg, log=lambda line: None)
+    try:
+        trainer.imitate()
+        labels = trainer.dagger
+        assert len(labels) >= 200
+        assert all(m[a] == 1 and m.sum() > 1 for _, m, a in labels)
+        x = np.stack([b[0] for b in labels])
+        m = np.stack([b[1] for b in labels])
+        a = np.array([b[2] for b in labels])
+        agree = float((trainer.net.forward(x, m)[2].argmax(1) == a).mean())
+        fresh = tb.Net(x.shape[1], m.shape[1], 32, 5)
+        assert agree > float((fresh.forward(x, m)[2].argmax(1) == a).mean()) + 0.2
+    finally:
+        trainer.close()
