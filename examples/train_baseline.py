@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -194,6 +194,26 @@ def run_eval(net: Net, deals: int, seed: int, opponents: str = "builtin:greedy")
     from canasta_cli.tournament.evaluate import evaluate
 
     return evaluate(lambda: as_player(net), opponents, deals=deals, seed=seed, rules=RULES)
+
+
+class Budget:
+    """A phase's rounds, until its minutes or its learner steps (``steps``, None: no limit)
+    run out, whichever comes first; ``done`` counts the steps of the rounds begun."""
+
+    def __init__(self, minutes: float, steps: int | None, per_round: int) -> None:
+        self.start = time.monotonic()
+        self.minutes, self.steps, self.per_round = minutes, steps, per_round
+        self.done = 0
+
+    def rounds(self) -> Iterator[None]:
+        while (self.elapsed < self.minutes * 60
+               and (self.steps is None or self.done < self.steps)):
+            self.done += self.per_round
+            yield
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
 
 
 @dataclass
@@ -363,12 +383,10 @@ class Trainer:
         cfg, net = self.cfg, self.net
         self.log(f"behaviour cloning: {cfg.envs} envs, partner={cfg.partner},"
                  f" opponents={cfg.opponents}")
-        phase_start = last_log = time.monotonic()
-        done = 0
-        while (time.monotonic() - phase_start < cfg.bc_minutes * 60
-               and (cfg.bc_steps is None or done < cfg.bc_steps)):
+        phase = Budget(cfg.bc_minutes, cfg.bc_steps, cfg.horizon * len(self.pool))
+        last_log = phase.start
+        for _ in phase.rounds():
             roll = self.rollout()
-            done += cfg.horizon * len(self.pool)
             for _ in range(4):
                 g, loss, acc = self.bc_sample()
                 h1, h2, _, _, v = net.forward(roll["x"], roll["m"])
@@ -378,7 +396,7 @@ class Trainer:
                 self.opt.step(net.params, {k: g[k] + 0.5 * gv[k] for k in g})
             if time.monotonic() - last_log > 30 and len(self.finished) >= 20:
                 last_log = time.monotonic()
-                el = time.monotonic() - phase_start
+                el = phase.elapsed
                 self.log(f"bc {el / 60:5.1f} min {self.total_steps:8d} steps"
                          f" {self.total_steps / el:6.0f}/s ce {loss:.3f} acc {acc:.3f}"
                          f" labels {len(self.labels)}"
@@ -429,16 +447,15 @@ class Trainer:
         self.opt.lr = cfg.lr
         self.log(f"PPO: {cfg.envs} envs x {cfg.horizon} steps a batch, {cfg.epochs} epochs,"
                  f" minibatch {cfg.minibatch}")
-        phase_start = last_log = time.monotonic()
-        done = 0
-        while (time.monotonic() - phase_start < cfg.minutes * 60
-               and (cfg.steps is None or done < cfg.steps)):
+        phase = Budget(cfg.minutes, cfg.steps, cfg.horizon * len(self.pool))
+        last_log = phase.start
+        for _ in phase.rounds():
             roll = self.rollout()
-            done += cfg.horizon * len(self.pool)
+            done = phase.done
             stats = self.ppo_update(roll)
             if time.monotonic() - last_log > 30:
                 last_log = time.monotonic()
-                el = time.monotonic() - phase_start
+                el = phase.elapsed
                 s = np.mean(stats, 0)
                 fin = self.finished
                 self.log(f"ppo {el / 60:5.1f} min {done:8d} steps {done / el:6.0f}/s"
@@ -483,14 +500,13 @@ class Trainer:
         cfg = self.cfg
         self.log(f"DAgger: teacher {cfg.teacher}, {cfg.envs} envs, beta {cfg.beta}")
         self.opt.lr = cfg.bc_lr
-        phase_start = last_log = time.monotonic()
-        done, hits, seen = 0, 0, 0
-        while (time.monotonic() - phase_start < cfg.dagger_minutes * 60
-               and (cfg.dagger_steps is None or done < cfg.dagger_steps)):
+        phase = Budget(cfg.dagger_minutes, cfg.dagger_steps, cfg.horizon * len(self.pool))
+        last_log = phase.start
+        hits, seen = 0, 0
+        for _ in phase.rounds():
             before = len(self.dagger)
             for _ in range(cfg.horizon):
                 self.dagger_step()
-            done += cfg.horizon * len(self.pool)
             fresh = self.dagger[before:]
             if fresh:
                 x = np.stack([b[0] for b in fresh])
@@ -506,8 +522,8 @@ class Trainer:
                 self.opt.step(self.net.params, g)
             if time.monotonic() - last_log > 60:
                 last_log = time.monotonic()
-                el = time.monotonic() - phase_start
-                self.log(f"dagger {el / 60:5.1f} min {done:7d} steps labels {len(self.dagger)}"
+                el = phase.elapsed
+                self.log(f"dagger {el / 60:5.1f} min {phase.done:7d} steps labels {len(self.dagger)}"
                          f" fresh acc {hits / max(seen, 1):.3f}"
                          f" return/hand {np.mean(self.finished) if self.finished else 0:+7.1f}"
                          f" (n={len(self.finished)})")
