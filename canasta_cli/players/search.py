@@ -380,12 +380,8 @@ class SearchPlayer:
             return self.last
         deadline = self._deadline(msg)
         rules = self.rules
-        history = obs.get("history") or self.history
-        facts = obs.get("public") or public_facts(history, obs, rules.decks)
-        digest = hashlib.sha256(json.dumps([self.seed, obs], sort_keys=True).encode()).digest()
-        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        history, facts, rng, known = self._dealing(obs, rules)
         model = infer_factors(history, obs, rules) if self.infer else None
-        known = Known(obs, facts, rules)
         texts = [m["text"] for m in moves]
         values: list[list[float]] = [[] for _ in moves]  # per complete deal, paired
         outcomes: list[list[Outcome]] = [[] for _ in moves]
@@ -461,6 +457,17 @@ class SearchPlayer:
         return ranked
 
 
+    def _dealing(self, obs: dict[str, Any], rules: Ruleset
+                 ) -> tuple[list[dict[str, Any]], dict[str, Any], random.Random, Known]:
+        """What the deals of a decision are drawn from: the events, the public facts, a
+        generator seeded by the player's seed and the observation (so the same view gives
+        the same deals), and what the seat knows."""
+        history = obs.get("history") or self.history
+        facts = obs.get("public") or public_facts(history, obs, rules.decks)
+        digest = hashlib.sha256(json.dumps([self.seed, obs], sort_keys=True).encode()).digest()
+        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        return history, facts, rng, Known(obs, facts, rules)
+
     def _answer(self, msg: dict[str, Any]) -> list[Ranked]:
         """By the score, a partner's "may I go out?": no when the hand ending now, with the
         partner out, would end the game with another side ahead; else yes.  The hidden
@@ -472,11 +479,7 @@ class SearchPlayer:
         rules = self.rules
         assert rules is not None
         texts = [m["text"] for m in msg["moves"]]
-        history = obs.get("history") or self.history
-        facts = obs.get("public") or public_facts(history, obs, rules.decks)
-        digest = hashlib.sha256(json.dumps([self.seed, obs], sort_keys=True).encode()).digest()
-        rng = random.Random(int.from_bytes(digest[:8], "big"))
-        known = Known(obs, facts, rules)
+        _, facts, rng, known = self._dealing(obs, rules)
         me, asker = int(obs["seat"]), int(obs["turn_seat"])
         total = 0.0
         losses = 0
