@@ -13,7 +13,7 @@ from ..util.private_files import write_private
 from .htmlsafe import page
 from .pagedata import load_replay, replay_data
 
-_BODY = """<header>
+VIEWER_BODY = """<header>
 <h1 id="title"></h1>
 <p id="result"></p>
 <p id="public-note" hidden>This game is not over: only what everyone at the table sees is
@@ -61,14 +61,15 @@ Home End</span>
 
 
 @cache
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file shipped beside this module (the viewer's script and style), as text."""
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
 def replay_html(data: dict[str, Any]) -> str:
     names = ", ".join(data["names"])
     title = f"canasta replay: game {data.get('game') or ''} ({data['rules']}): {names}"
-    return page(title[:300], _asset("replay.css"), _BODY, _asset("replay.js"), data)
+    return page(title[:300], asset("replay.css"), VIEWER_BODY, asset("replay.js"), data)
 
 
 def write_replay_page(record: Path, out: Path, seat: int | None = None) -> dict[str, Any]:

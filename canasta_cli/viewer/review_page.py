@@ -26,8 +26,8 @@ from ..table.review_text import summary_text
 from ..util.words import plural
 from .htmlsafe import esc, page
 from .pagedata import replay_data, seat_only
-from .replay_page import _BODY as REPLAY_BODY
-from .replay_page import _asset, write_text
+from .replay_page import VIEWER_BODY as REPLAY_BODY
+from .replay_page import asset, write_text
 from .svgplot import BAND, GRID, INK, MARK, nice_ticks
 
 MISTAKE_INK = "#c47a00"
@@ -238,8 +238,8 @@ def review_data(r: Review, rep: Replay, lines: list[dict[str, Any]]) -> dict[str
 def review_html(r: Review, rep: Replay, lines: list[dict[str, Any]]) -> str:
     """The review's page, with ``rep`` (the game replayed) and ``lines`` (its record)."""
     body = "\n".join([*_head(r), _viewer_body(), *_review_section(r)])
-    return page(_title(r)[:300], _asset("replay.css") + _asset("review.css"), body,
-                _asset("replay.js") + "\n" + _asset("review.js"), review_data(r, rep, lines))
+    return page(_title(r)[:300], asset("replay.css") + asset("review.css"), body,
+                asset("replay.js") + "\n" + asset("review.js"), review_data(r, rep, lines))
 
 
 def write_review_page(r: Review, out: Path) -> None:
