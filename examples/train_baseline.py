@@ -29,10 +29,12 @@ saved next to ``--out`` (``OUT.ckptN.npz``) and the last ones in ``--out``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +253,8 @@ class Config:
     beta: float = 0.3  # the share of the teacher's own moves in the DAgger games
     dagger_keep: int = 300_000  # the labels kept (the oldest go first)
     dagger_updates: int = 32  # minibatch steps on the aggregated labels after each rollout
+    dagger_opponents: str | None = None  # the opponents of the DAgger games (None: opponents)
+    workers: int = 1  # processes playing the DAgger games (their teachers' search is the cost)
 
 
 class Trainer:
@@ -498,46 +502,169 @@ class Trainer:
         would have played at each decision, and the policy learns the aggregated labels by
         cross-entropy (the accuracy logged is on fresh labels, before it learns them)."""
         cfg = self.cfg
-        self.log(f"DAgger: teacher {cfg.teacher}, {cfg.envs} envs, beta {cfg.beta}")
+        self.log(f"DAgger: teacher {cfg.teacher}, {cfg.envs} envs in {max(1, cfg.workers)}"
+                 f" process(es), opponents {cfg.dagger_opponents or cfg.opponents},"
+                 f" beta {cfg.beta}")
         self.opt.lr = cfg.bc_lr
         phase = Budget(cfg.dagger_minutes, cfg.dagger_steps, cfg.horizon * len(self.pool))
         last_log = phase.start
         hits, seen = 0, 0
-        for _ in phase.rounds():
-            before = len(self.dagger)
-            for _ in range(cfg.horizon):
-                self.dagger_step()
-            fresh = self.dagger[before:]
-            if fresh:
-                x = np.stack([b[0] for b in fresh])
-                m = np.stack([b[1] for b in fresh])
-                a = np.array([b[2] for b in fresh])
-                hits += int((self.net.forward(x, m)[2].argmax(1) == a).sum())
-                seen += len(fresh)
-            self.dagger = self.dagger[-cfg.dagger_keep:]
-            for _ in range(cfg.dagger_updates):
-                idx = self.rng.integers(len(self.dagger), size=min(cfg.minibatch,
-                                                                   len(self.dagger)))
-                g, _, _ = self.bc_grad([self.dagger[j] for j in idx])
-                self.opt.step(self.net.params, g)
-            if time.monotonic() - last_log > 60:
-                last_log = time.monotonic()
-                el = phase.elapsed
-                self.log(f"dagger {el / 60:5.1f} min {phase.done:7d} steps labels {len(self.dagger)}"
-                         f" fresh acc {hits / max(seen, 1):.3f}"
-                         f" return/hand {np.mean(self.finished) if self.finished else 0:+7.1f}"
-                         f" (n={len(self.finished)})")
-                hits = seen = 0
-                self.finished.clear()
-            if time.monotonic() - self.last_eval >= cfg.eval_every:
-                self.evaluate_now("dagger")
+        sources = self.label_sources()
+        try:
+            for _ in phase.rounds():
+                fresh = self.collect(sources)
+                hits, seen = self.learn_labels(fresh, hits, seen)
+                if time.monotonic() - last_log > 60:
+                    last_log = time.monotonic()
+                    el = phase.elapsed
+                    self.log(f"dagger {el / 60:5.1f} min {phase.done:7d} steps"
+                             f" labels {len(self.dagger)} fresh acc {hits / max(seen, 1):.3f}"
+                             f" return/hand"
+                             f" {np.mean(self.finished) if self.finished else 0:+7.1f}"
+                             f" (n={len(self.finished)})")
+                    hits = seen = 0
+                    self.finished.clear()
+                if time.monotonic() - self.last_eval >= cfg.eval_every:
+                    self.evaluate_now("dagger")
+        finally:
+            for source in sources:
+                source.close()
         self.evaluate_now("after dagger")
+
+    def label_sources(self) -> list[Any]:
+        """Where the DAgger games are played: this trainer's own environments, or (with
+        ``workers`` > 1 or other ``dagger_opponents``) trainers of their own, one per worker
+        process, each with its share of the environments and a seed of its own."""
+        cfg = self.cfg
+        opponents = cfg.dagger_opponents or cfg.opponents
+        if cfg.workers <= 1 and opponents == cfg.opponents:
+            return [Local(self)]
+        n = max(1, cfg.workers)
+        shares = [cfg.envs // n + (i < cfg.envs % n) for i in range(n)]
+        subs = [replace(cfg, envs=k, seed=cfg.seed * 1000 + i + 1, opponents=opponents,
+                        dagger_opponents=None, workers=1, init=None, out=None, eval_deals=0)
+                for i, k in enumerate(shares) if k > 0]
+        if cfg.workers <= 1:
+            return [Local(Trainer(subs[0], self.log), own=True)]
+        return [Remote(sub) for sub in subs]
+
+    def collect(self, sources: list[Any]) -> list[Any]:
+        """One rollout of ``horizon`` steps in every source's environments, with the
+        current weights: the fresh labels (added to ``dagger``), the hands finished and
+        the learner steps counted here."""
+        for source in sources:
+            source.send(self.net.params)
+        fresh: list[Any] = []
+        for source in sources:
+            labels, finished, steps = source.receive()
+            fresh.extend(labels)
+            self.finished.extend(finished)
+            if source.trainer is not self:  # its own steps are counted as they are played
+                self.total_steps += steps
+        self.dagger.extend(fresh)
+        return fresh
+
+    def learn_labels(self, fresh: list[Any], hits: int, seen: int) -> tuple[int, int]:
+        """The policy's agreement with the fresh labels (before it learns them), then
+        ``dagger_updates`` minibatch steps on the aggregated labels."""
+        cfg = self.cfg
+        if fresh:
+            x = np.stack([b[0] for b in fresh])
+            m = np.stack([b[1] for b in fresh])
+            a = np.array([b[2] for b in fresh])
+            hits += int((self.net.forward(x, m)[2].argmax(1) == a).sum())
+            seen += len(fresh)
+        self.dagger = self.dagger[-cfg.dagger_keep:]
+        for _ in range(cfg.dagger_updates):
+            idx = self.rng.integers(len(self.dagger), size=min(cfg.minibatch,
+                                                               len(self.dagger)))
+            g, _, _ = self.bc_grad([self.dagger[j] for j in idx])
+            self.opt.step(self.net.params, g)
+        return hits, seen
+
+    def play_dagger(self, params: dict[str, np.ndarray]) -> tuple[list[Any], list[float], int]:
+        """``horizon`` DAgger steps of this trainer's environments with ``params``: the
+        labels, the returns of the hands finished, the learner steps (a source's work)."""
+        self.net.params = params
+        before, steps = len(self.dagger), self.total_steps
+        for _ in range(self.cfg.horizon):
+            self.dagger_step()
+        labels = self.dagger[before:]
+        del self.dagger[before:]
+        finished = self.finished[:]
+        self.finished.clear()
+        return labels, finished, self.total_steps - steps
 
     def close(self) -> None:
         for env in self.pool:
             env.close()
         for teacher in self.teachers:
             teacher.close()
+
+
+class Local:
+    """A source of DAgger labels in this process: a trainer's own environments."""
+
+    def __init__(self, trainer: Trainer, own: bool = False) -> None:
+        self.trainer, self.own = trainer, own  # own: made for this phase, closed after it
+        self.result: tuple[list[Any], list[float], int] | None = None
+
+    def send(self, params: dict[str, np.ndarray]) -> None:
+        self.result = self.trainer.play_dagger(params)
+
+    def receive(self) -> tuple[list[Any], list[float], int]:
+        assert self.result is not None
+        result, self.result = self.result, None
+        return result
+
+    def close(self) -> None:
+        if self.own:
+            self.trainer.close()
+
+
+def _serve(conn: Any, cfg: Config) -> None:
+    """A worker process: a trainer of its own plays the DAgger games it is sent weights for."""
+    trainer = Trainer(cfg, log=lambda line: None)
+    try:
+        while (params := conn.recv()) is not None:
+            conn.send(trainer.play_dagger(params))
+    except (EOFError, KeyboardInterrupt):
+        pass  # the trainer went away or was interrupted: nothing to hand back
+    finally:
+        trainer.close()
+
+
+class Remote:
+    """A source of DAgger labels in a worker process of its own (``workers`` > 1): the
+    teacher's search, most of the cost, runs on another core."""
+
+    trainer = None
+
+    def __init__(self, cfg: Config) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, cfg), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def send(self, params: dict[str, np.ndarray]) -> None:
+        self.conn.send(params)
+
+    def receive(self) -> tuple[list[Any], list[float], int]:
+        try:
+            return self.conn.recv()  # type: ignore[no-any-return]
+        except EOFError:
+            raise RuntimeError(f"a DAgger worker stopped (exit code {self.proc.exitcode})"
+                               ) from None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):  # a worker that already stopped
+            self.conn.send(None)
+        self.proc.join(30)
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join()
+        self.conn.close()
 
 
 def train(cfg: Config, log: Callable[[str], None] = print) -> Net:
@@ -588,6 +715,11 @@ def main() -> None:
                     help="minibatch steps on the labels after each DAgger rollout")
     ap.add_argument("--beta", type=float, default=0.3,
                     help="the share of the teacher's own moves in the DAgger games")
+    ap.add_argument("--dagger-opponents", default=None,
+                    help="the opponents of the DAgger games (default: --opponents)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes playing the DAgger games (the teacher's search is most"
+                         " of the time: one per core)")
     a = ap.parse_args()
     train(Config(minutes=a.minutes, bc_minutes=a.bc_minutes, steps=a.steps,
                  bc_steps=a.bc_steps, envs=a.envs, horizon=a.horizon, seed=a.seed,
@@ -597,7 +729,8 @@ def main() -> None:
                  opponents=a.opponents, eval_every=a.eval_every, eval_deals=a.eval_deals,
                  out=a.out, init=a.init, teacher=a.teacher, dagger_minutes=a.dagger_minutes,
                  dagger_steps=a.dagger_steps, beta=a.beta,
-                 dagger_updates=a.dagger_updates),
+                 dagger_updates=a.dagger_updates, dagger_opponents=a.dagger_opponents,
+                 workers=a.workers),
           log=lambda s: print(s, flush=True))
 
 

@@ -60,19 +60,26 @@ def test_the_kept_weights_play_a_legal_hand(kept: Path) -> None:
     assert result.games == 2 and not any(result.failures.values())
 
 
-def test_dagger_labels_the_learner_s_own_decisions_with_the_teacher_s_moves() -> None:
+@pytest.mark.parametrize(("workers", "opponents"), [(1, None), (1, "builtin:random"),
+                                                     (2, "builtin:normal")])
+def test_dagger_labels_the_learner_s_own_decisions_with_the_teacher_s_moves(
+        workers: int, opponents: str | None) -> None:
     """The DAgger phase: the teacher (here greedy, quick) is asked at each of the learner's
     decisions with a choice; every label is a legal action of the observation it labels,
-    and after a few hundred labels the policy agrees with the teacher more than at first."""
+    and after a few hundred labels the policy agrees with the teacher more than at first.
+    The same in the trainer's own environments, in environments with other opponents, and
+    in worker processes."""
     tb = _module()
     cfg = tb.Config(bc_steps=0, bc_minutes=0, steps=0, minutes=0, envs=2, horizon=16,
                     minibatch=64, hidden=32, eval_deals=0, seed=5, teacher="builtin:greedy",
-                    dagger_minutes=10, dagger_steps=640, dagger_updates=16, beta=0.5)
+                    dagger_minutes=10, dagger_steps=640, dagger_updates=16, beta=0.5,
+                    workers=workers, dagger_opponents=opponents)
     trainer = tb.Trainer(cfg, log=lambda line: None)
     try:
         trainer.imitate()
         labels = trainer.dagger
         assert len(labels) >= 200
+        assert trainer.total_steps == 640  # every learner step counted once
         assert all(m[a] == 1 and m.sum() > 1 for _, m, a in labels)
         x = np.stack([b[0] for b in labels])
         m = np.stack([b[1] for b in labels])
