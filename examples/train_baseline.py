@@ -1,4 +1,4 @@
-"""A baseline that learns to play against the built-ins: behaviour cloning, then PPO, numpy only.
+"""A baseline that learns to play against the built-ins: cloning, DAgger and PPO, numpy only.
 
 A masked policy (an MLP over the normalized observation: two hidden layers of tanh units, a
 logit per action of the fixed table, softmax over the legal ones, and a value head) plays
@@ -12,6 +12,11 @@ one-hand classic in ``single_agent_env`` against ``builtin:greedy`` opponents.
    bonus and the value loss, over batches of steps from ``--envs`` environments stepped in one
    process; the cloning loss stays in, down-weighted by ``--bc-coef``, so that the policy does
    not forget what it copied while it learns to score more.
+3. **DAgger** (``--teacher SPEC --dagger-minutes M``, before PPO): a stronger built-in says
+   what it would play at each of the policy's own decisions, and the policy learns those
+   labels.  Its games can be played against other opponents (``--dagger-opponents``) and in
+   worker processes (``--workers``, one per core: the teacher's search is most of the cost);
+   examples/README.md gives the one-hour command for two cores.
 
 The reward is the hand's points for the learner's side less the other side's (``reward="hand"``)
 in thousands.  Every ``--eval-every`` seconds the greedy (argmax) policy plays ``evaluate``
@@ -104,7 +109,8 @@ class Net:
         return int(np.argmax(logp[0]))
 
     def save(self, path: Path | str) -> None:
-        np.savez(path, **self.params)
+        # numpy's stub types a keyword array as savez's allow_pickle
+        np.savez(path, **self.params)  # type: ignore[arg-type]
 
 
 def load(path: str) -> Net:
@@ -185,7 +191,7 @@ class Teacher:
     def label(self, env: Any) -> int:
         """The action index the teacher plays at the learner's decision in ``env``."""
         self.last = env.game.game_state
-        return self.table.index(self.players.move(self.last))
+        return int(self.table.index(self.players.move(self.last)))
 
     def close(self) -> None:
         self.players.close()
@@ -291,7 +297,7 @@ class Trainer:
             obs = env.reset(seed=self.next_seed)[0]
         if getattr(self, "teachers", None):
             self.teachers[self.pool.index(env)].begin(env)
-        return obs
+        return dict(obs)
 
     def evaluate_now(self, phase: str) -> None:
         cfg, net = self.cfg, self.net
@@ -414,7 +420,7 @@ class Trainer:
         """The PPO epochs over one rollout (plus the cloning loss at ``bc_coef``)."""
         cfg, net, rng = self.cfg, self.net, self.rng
         n = len(roll["a"])
-        stats = []
+        stats: list[tuple[float, ...]] = []
         for _ in range(cfg.epochs):
             order = rng.permutation(n)
             for s in range(0, n, cfg.minibatch):

@@ -51,7 +51,8 @@ def test_a_tiny_training_runs_saves_and_loads(tmp_path: Path) -> None:
     assert not any(result.failures.values())  # every move legal, none timed out
 
 
-@pytest.mark.parametrize("kept", [KEPT, EXAMPLE.parent / "baseline_dagger.npz"])
+@pytest.mark.parametrize("kept", [KEPT, EXAMPLE.parent / "baseline_dagger.npz",
+                                  EXAMPLE.parent / "baseline_hour.npz"])
 def test_the_kept_weights_play_a_legal_hand(kept: Path) -> None:
     if not kept.is_file():
         pytest.skip("the kept weights are not in this checkout")
